@@ -1,0 +1,36 @@
+import { read, write } from '../platform/auth/rights.js';
+import { FailedPrecondition } from '../platform/errors.js';
+import type { ResourceDecl } from '../platform/resource/declaration.js';
+
+/** Accounts: the tenant. Listing shows the caller's memberships; the creator becomes its administrator. */
+export const accountResource: ResourceDecl = {
+  collection: 'accounts',
+  singular: 'Account',
+  table: 'accounts',
+  description: 'An account owns projects; users reach its websites through a membership.',
+  collectionPath: 'accounts',
+  itemPath: 'accounts/{account_id}',
+  fields: {
+    display_name: { type: 'string', description: 'Name of the account.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
+    is_active: { type: 'boolean', description: 'Whether the account is in good standing; set by the platform.', behavior: ['OUTPUT_ONLY'], default: true },
+  },
+  filterable: ['create_time', 'display_name', 'is_active'],
+  sortable: ['create_time', 'display_name'],
+  defaultOrder: 'create_time desc',
+  methods: ['list', 'get', 'create', 'update', 'delete'],
+  options: { requestId: true, validateOnly: true, force: true },
+  rights: { read: read('account'), write: write('account') },
+  hooks: {
+    async afterCreate(ctx, row) {
+      await ctx.trx
+        .insertInto('memberships')
+        .values({ account_id: row.id, user_id: ctx.caller.userId, role: 'administrator', create_time: ctx.now })
+        .execute();
+    },
+    async beforeDelete(ctx, row, force) {
+      if (force) return;
+      const project = await ctx.trx.selectFrom('projects').select('id').where('account_id', '=', row.id).limit(1).executeTakeFirst();
+      if (project) throw new FailedPrecondition('ACCOUNT_NOT_EMPTY', 'the account still has projects; delete them first or pass force=true');
+    },
+  },
+};

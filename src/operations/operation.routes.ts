@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+import { read, write } from '../platform/auth/rights.js';
+import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
+import type { RouteContextFactory } from '../platform/http/route-context.js';
+import type { Operations } from '../platform/jobs/operations.js';
+
+const ITEM = 'websites/{website_id}/operations/{operation_id}';
+const params = {
+  type: 'object',
+  properties: { website_id: { type: 'string' }, operation_id: { type: 'string' } },
+  required: ['website_id', 'operation_id'],
+};
+
+/** Website Operations: Get and `:cancel` (clients cannot create or list them; SPEC 2.16). */
+export function registerOperationRoutes(app: FastifyInstance, deps: { prefix: string; operations: Operations; context: RouteContextFactory }): void {
+  const tags = ['operations'];
+  app.get(`${deps.prefix}/websites/:website_id/operations/:operation_id`, {
+    schema: {
+      operationId: 'GetOperation',
+      summary: 'Get an Operation',
+      description: 'Poll until `done`; then exactly one of `response`/`error` is present.',
+      tags,
+      params,
+      response: { 200: operationSchema, ...errorResponses() },
+    },
+    config: { right: read('website') },
+    handler: async (request) => {
+      const ctx = await deps.context(request, ITEM, read('website'));
+      const { operation_id } = request.params as { operation_id: string };
+      return deps.operations.get(operation_id, ctx.access!);
+    },
+  });
+
+  app.post(`${deps.prefix}/websites/:website_id/operations/:operation_id::cancel`, {
+    schema: {
+      operationId: 'CancelOperation',
+      summary: 'Request cancellation of an Operation',
+      description: 'Answers the Operation, still running: the worker stops at its next checkpoint and ends it with a CANCELLED error. FAILED_PRECONDITION when it already finished.',
+      tags,
+      params,
+      response: { 200: operationSchema, ...errorResponses() },
+    },
+    config: { right: write('website') },
+    handler: async (request) => {
+      const ctx = await deps.context(request, ITEM, write('website'));
+      const { operation_id } = request.params as { operation_id: string };
+      return deps.operations.cancel(operation_id, ctx.access!, ctx.now);
+    },
+  });
+}

@@ -1,0 +1,92 @@
+import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { join } from 'node:path';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * The one place where SQLite and PostgreSQL differ. Repositories call these helpers instead
+ * of branching on the dialect themselves.
+ */
+export interface SqlDialect {
+  readonly name: DialectName;
+  /** A boolean as the driver binds it (better-sqlite3 refuses JS booleans). */
+  bool(value: boolean): number | boolean;
+  /** A JSON value as stored (TEXT in SQLite, jsonb in PostgreSQL). */
+  json(value: unknown): string;
+  /** Parse a stored JSON column. */
+  readJson<T = unknown>(value: unknown): T;
+  /** `column` (a JSON array of strings) contains `value`. */
+  arrayHas(column: string, value: string): RawBuilder<boolean>;
+  /** Case-insensitive substring match of `column` against `text` (LIKE wildcards escaped). */
+  containsText(column: string, text: string): RawBuilder<boolean>;
+  /** Lock the selected rows for the rest of the transaction (SQLite: the write lock already does). */
+  forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
+  /** Claim rows other workers have not locked (PostgreSQL SKIP LOCKED; SQLite has one writer). */
+  skipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
+  /** The driver error of a UNIQUE or PRIMARY KEY violation. */
+  isUniqueViolation(err: unknown): boolean;
+  /** The driver error of a FOREIGN KEY violation. */
+  isForeignKeyViolation(err: unknown): boolean;
+}
+
+/** Escape LIKE wildcards so user text matches literally. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => '\\' + c);
+}
+
+const sqliteDialect: SqlDialect = {
+  name: 'sqlite',
+  bool: (v) => (v ? 1 : 0),
+  json: (v) => JSON.stringify(v),
+  readJson: (v) => (v == null ? v : typeof v === 'string' ? JSON.parse(v) : v) as never,
+  arrayHas: (column, value) =>
+    sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`,
+  containsText: (column, text) => sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`,
+  forUpdate: (query) => query,
+  skipLocked: (query) => query,
+  isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
+  isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+};
+
+const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  bool: (v) => v,
+  json: (v) => JSON.stringify(v),
+  readJson: (v) => (typeof v === 'string' ? JSON.parse(v) : v) as never,
+  arrayHas: (column, value) => sql<boolean>`${sql.ref(column)} @> ${JSON.stringify([value])}::jsonb`,
+  containsText: (column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
+  forUpdate: (query) => query.forUpdate(),
+  skipLocked: (query) => query.forUpdate().skipLocked(),
+  isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
+  isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
+};
+
+/** A connected database: `db` for writes and transactions, `read` for heavy list/count reads. */
+export interface Database {
+  readonly db: Kysely<any>;
+  readonly read: Kysely<any>;
+  readonly dialect: SqlDialect;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT, epoch-millisecond timestamps) as numbers: every value we store fits in 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** Opens PostgreSQL when `databaseUrl` is set, else the embedded SQLite file in `dataDir`. */
+export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqliteFile?: string }): Database {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_MAX ?? 10) });
+    const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+    return { db, read: db, dialect: postgresDialect, close: () => db.destroy() };
+  }
+  const file = opts.sqliteFile ?? join(opts.dataDir, 'platform.sqlite');
+  const connection = new SQLite(file);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: connection }) });
+  return { db, read: db, dialect: sqliteDialect, close: () => db.destroy() };
+}

@@ -1,0 +1,146 @@
+/**
+ * The one error hierarchy. Every failure on every surface is one of these, rendered by
+ * `renderError` into the canonical body `{error: {code, status, message, details}}`.
+ */
+
+export type ErrorDetail =
+  | { type: 'REQUEST_INFO'; request_id: string }
+  | { type: 'PRECONDITION_FAILURE'; reason: string; description?: string }
+  | { type: 'FIELD_VIOLATION'; field: string; description: string }
+  | { type: 'RESOURCE_INFO'; resource: unknown }
+  | { type: 'RETRY_INFO'; retry_delay: string };
+
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/** Canonical status → HTTP code (RUNTIME.md fixes the ones SPEC leaves open). */
+export const HTTP_STATUS_OF = {
+  INVALID_ARGUMENT: 400,
+  FAILED_PRECONDITION: 400,
+  OUT_OF_RANGE: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  ALREADY_EXISTS: 409,
+  ABORTED: 409,
+  RESOURCE_EXHAUSTED: 429,
+  CANCELLED: 499,
+  INTERNAL: 500,
+  UNIMPLEMENTED: 501,
+  UNAVAILABLE: 503,
+  DEADLINE_EXCEEDED: 504,
+} as const;
+
+export type CanonicalStatus = keyof typeof HTTP_STATUS_OF;
+
+export class ApiError extends Error {
+  readonly httpCode: number;
+  constructor(
+    readonly status: CanonicalStatus,
+    message: string,
+    readonly details: ErrorDetail[] = [],
+    httpCode?: number,
+  ) {
+    super(message);
+    this.httpCode = httpCode ?? HTTP_STATUS_OF[status];
+  }
+}
+
+export class InvalidArgument extends ApiError {
+  constructor(message: string, violations: FieldViolation[] = [], httpCode?: number) {
+    super('INVALID_ARGUMENT', message, violations.map((v) => ({ type: 'FIELD_VIOLATION', ...v })), httpCode);
+  }
+  /** One bad field: the message names it and the detail carries it. */
+  static field(field: string, description: string): InvalidArgument {
+    return new InvalidArgument(`${field}: ${description}`, [{ field, description }]);
+  }
+}
+
+export class FailedPrecondition extends ApiError {
+  constructor(reason: string, message: string) {
+    super('FAILED_PRECONDITION', message, [{ type: 'PRECONDITION_FAILURE', reason }]);
+  }
+}
+
+export class OutOfRange extends ApiError {
+  constructor(field: string, message: string) {
+    super('OUT_OF_RANGE', message, [{ type: 'FIELD_VIOLATION', field, description: message }]);
+  }
+}
+
+export class Unauthenticated extends ApiError {
+  constructor(message = 'missing, expired or invalid credentials') {
+    super('UNAUTHENTICATED', message);
+  }
+}
+
+export class PermissionDenied extends ApiError {
+  constructor(message: string, reason?: string) {
+    super('PERMISSION_DENIED', message, reason ? [{ type: 'PRECONDITION_FAILURE', reason }] : []);
+  }
+}
+
+export class NotFound extends ApiError {
+  constructor(what: string) {
+    super('NOT_FOUND', `${what} not found`);
+  }
+}
+
+export class AlreadyExists extends ApiError {
+  constructor(message: string, field?: string) {
+    super('ALREADY_EXISTS', message, field ? [{ type: 'FIELD_VIOLATION', field, description: message }] : []);
+  }
+}
+
+export class Aborted extends ApiError {
+  constructor(message: string, current: unknown) {
+    super('ABORTED', message, [{ type: 'RESOURCE_INFO', resource: current }]);
+  }
+}
+
+export class ResourceExhausted extends ApiError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super('RESOURCE_EXHAUSTED', message, [{ type: 'RETRY_INFO', retry_delay: `${Math.max(1, Math.ceil(retryAfterSeconds))}s` }]);
+  }
+  get retryAfterSeconds(): number {
+    const d = this.details.find((x) => x.type === 'RETRY_INFO') as { retry_delay: string } | undefined;
+    return d ? parseInt(d.retry_delay, 10) : 1;
+  }
+}
+
+export class Cancelled extends ApiError {
+  constructor(message = 'the operation was cancelled') {
+    super('CANCELLED', message);
+  }
+}
+
+export class Unavailable extends ApiError {
+  constructor(message: string, reason?: string) {
+    super('UNAVAILABLE', message, reason ? [{ type: 'PRECONDITION_FAILURE', reason }] : []);
+  }
+}
+
+export class Internal extends ApiError {
+  constructor(message = 'internal error') {
+    super('INTERNAL', message);
+  }
+}
+
+export interface ErrorBody {
+  error: { code: number; status: CanonicalStatus; message: string; details: ErrorDetail[] };
+}
+
+/** The canonical body; `requestId` becomes the REQUEST_INFO detail every error carries. */
+export function renderError(err: ApiError, requestId: string | undefined): ErrorBody {
+  const details: ErrorDetail[] = err.details.filter((d) => d.type !== 'REQUEST_INFO');
+  if (requestId) details.push({ type: 'REQUEST_INFO', request_id: requestId });
+  return { error: { code: err.httpCode, status: err.status, message: err.message, details } };
+}
+
+/** Error body stored inside an Operation or a run: same shape, no request id. */
+export function errorPayload(err: unknown): ErrorBody['error'] {
+  const api = err instanceof ApiError ? err : new Internal();
+  return renderError(api, undefined).error;
+}

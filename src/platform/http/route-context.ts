@@ -1,0 +1,45 @@
+import type { FastifyRequest } from 'fastify';
+import type { AccessRoot, AccessService } from '../auth/access.js';
+import type { RequestContext } from '../auth/context.js';
+import type { Right } from '../auth/rights.js';
+import type { TokenService } from '../auth/tokens.js';
+import { NotFound } from '../errors.js';
+import { PATH_ID_PATTERN } from '../resource/ids.js';
+import { templateParams } from '../resource/paths.js';
+
+/**
+ * Turns a request into the transport-free context services take: authenticates the bearer token,
+ * then resolves the path's root (`accounts/{account_id}`, `projects/{project_id}`,
+ * `websites/{website_id}`) to the account it belongs to and checks the caller's right there.
+ */
+export interface RouteContextFactory {
+  (request: FastifyRequest, template: string, right: Right): Promise<RequestContext>;
+  /** Authentication only, for routes outside any account (`accounts` collection, `users:*`). */
+  authenticated(request: FastifyRequest): Promise<RequestContext>;
+}
+
+export function createRouteContextFactory(deps: {
+  tokens: TokenService;
+  access: AccessService;
+  roots: Record<string, AccessRoot>;
+}): RouteContextFactory {
+  const caller = async (request: FastifyRequest): Promise<RequestContext> => {
+    const now = Date.now();
+    const who = await deps.tokens.authenticate(request.headers.authorization, now);
+    return { requestId: request.id, caller: who, now };
+  };
+  const factory = async (request: FastifyRequest, template: string, right: Right): Promise<RequestContext> => {
+    const ctx = await caller(request);
+    const params = request.params as Record<string, string>;
+    for (const p of templateParams(template)) {
+      if (!PATH_ID_PATTERN.test(params[p] ?? '')) throw new NotFound(`${p.replace(/_id$/, '')} ${params[p]}`);
+    }
+    const rootParam = templateParams(template)[0];
+    if (!rootParam) return ctx;
+    const root = deps.roots[rootParam];
+    if (!root) throw new Error(`path ${template} starts at ${rootParam}, which is not a declared access root`);
+    ctx.access = await deps.access.authorize(ctx.caller, root, params[rootParam], right, ctx.now);
+    return ctx;
+  };
+  return Object.assign(factory, { authenticated: caller });
+}

@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/database.js';
+import { ApiError, Cancelled, FailedPrecondition, Internal, NotFound, errorPayload } from '../errors.js';
+import { newId } from '../resource/ids.js';
+
+/**
+ * Durable background work (SPEC 2.16). An Operation is a row written in the same transaction as
+ * the request that starts it; workers (in-process with WORKER=inline, or `npm run worker`
+ * processes) claim rows with a lease, run the registered handler, and record the outcome.
+ * A worker that dies leaves an expired lease: another worker picks the row up again, or fails it
+ * cleanly once it has been tried MAX_ATTEMPTS times. Several workers can share one PostgreSQL
+ * database: claims use FOR UPDATE SKIP LOCKED so no row runs twice at once.
+ */
+
+/** What a handler sees of the Operation it runs. */
+export interface OperationRun {
+  readonly id: string;
+  readonly accountId: string;
+  readonly websiteId: string | undefined;
+  readonly payload: Record<string, unknown>;
+  readonly attempt: number;
+  /** Names the current hop (`metadata.step`); `progressPercent` only where work is genuinely counted. */
+  setStep(step: string, progressPercent?: number): Promise<void>;
+  /** Honours `:cancel` (throws Cancelled) and keeps the lease alive. Call between units of work. */
+  checkpoint(): Promise<void>;
+}
+
+export interface OperationHandler {
+  /** Does the work; the value returned becomes `response`. */
+  run(op: OperationRun): Promise<unknown>;
+  /** Called once when the Operation ends with an error (including CANCELLED), e.g. to mark a resource FAILED. */
+  onFailure?(op: OperationRun, error: ApiError): Promise<void>;
+}
+
+export interface EnqueueRequest {
+  type: string;
+  accountId: string;
+  websiteId?: string;
+  payload?: Record<string, unknown>;
+  step?: string;
+}
+
+/** The Operation resource as the API shows it. */
+export interface OperationResource {
+  name: string;
+  done: boolean;
+  metadata: Record<string, unknown>;
+  response?: unknown;
+  error?: unknown;
+}
+
+const LEASE_MS = 30_000;
+const HEARTBEAT_MS = 10_000;
+const MAX_ATTEMPTS = 3;
+/** Finished Operations are kept this long (SPEC: at least 24 h). */
+export const OPERATION_RETENTION_MS = 7 * 24 * 3600_000;
+
+export interface Operations {
+  register(type: string, handler: OperationHandler): void;
+  /** Records new work inside the caller's transaction; call `wake()` after it commits. */
+  enqueue(db: Kysely<any>, request: EnqueueRequest, now: number): Promise<string>;
+  /** Nudges in-process workers to look for work now instead of at their next poll. */
+  wake(): void;
+  /** The Operation `id` if it belongs to `scope`, else NOT_FOUND. */
+  get(id: string, scope: { accountId: string; websiteId?: string }): Promise<OperationResource>;
+  /** Requests cancellation; FAILED_PRECONDITION when already done. */
+  cancel(id: string, scope: { accountId: string; websiteId?: string }, now: number): Promise<OperationResource>;
+  /** Claims and runs one due Operation; false when there was none. */
+  runOne(): Promise<boolean>;
+  /** Starts `concurrency` worker loops; resolves `stop()` once running work finished. */
+  startWorker(opts?: { concurrency?: number; pollMs?: number }): { stop(): Promise<void> };
+  /** Deletes finished Operations older than the retention period. */
+  purgeExpired(now: number): Promise<number>;
+}
+
+export function createOperations(deps: { database: Database; logger: FastifyBaseLogger; workerId?: string }): Operations {
+  const { db, dialect } = deps.database;
+  const handlers = new Map<string, OperationHandler>();
+  const workerId = deps.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  let wakeWaiters: Array<() => void> = [];
+
+  function nameOf(row: Record<string, any>): string {
+    return row.website_id ? `websites/${row.website_id}/operations/${row.id}` : `accounts/${row.account_id}/operations/${row.id}`;
+  }
+
+  function toResource(row: Record<string, any>): OperationResource {
+    const metadata: Record<string, unknown> = {
+      type: row.type,
+      create_time: new Date(Number(row.create_time)).toISOString(),
+      update_time: new Date(Number(row.update_time)).toISOString(),
+    };
+    if (row.step) metadata.step = row.step;
+    if (row.progress_percent !== null && row.progress_percent !== undefined) metadata.progress_percent = Number(row.progress_percent);
+    if (row.end_time) metadata.end_time = new Date(Number(row.end_time)).toISOString();
+    if (dialectBool(row.cancel_requested)) metadata.cancel_requested = true;
+    const resource: OperationResource = { name: nameOf(row), done: row.state === 'DONE', metadata };
+    if (row.state === 'DONE') {
+      if (row.error) resource.error = dialect.readJson(row.error);
+      else resource.response = dialect.readJson(row.response) ?? {};
+    }
+    return resource;
+  }
+
+  const dialectBool = (v: unknown) => v === true || v === 1;
+
+  async function loadScoped(id: string, scope: { accountId: string; websiteId?: string }) {
+    let q = db.selectFrom('operations').selectAll().where('id', '=', id).where('account_id', '=', scope.accountId);
+    if (scope.websiteId) q = q.where('website_id', '=', scope.websiteId);
+    const row = await q.executeTakeFirst();
+    if (!row) throw new NotFound(`operation ${id}`);
+    return row;
+  }
+
+  async function claim(now: number): Promise<Record<string, any> | undefined> {
+    const due = dialect.skipLocked(
+      db
+        .selectFrom('operations')
+        .select('id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'QUEUED'), eb('run_after', '<=', now)]),
+            eb.and([eb('state', '=', 'RUNNING'), eb('lease_expire_time', '<', now)]),
+          ]),
+        )
+        .orderBy('run_after')
+        .limit(1),
+    );
+    return db
+      .updateTable('operations')
+      .set((eb) => ({
+        state: 'RUNNING',
+        lease_owner: workerId,
+        lease_expire_time: now + LEASE_MS,
+        attempt: eb('attempt', '+', 1),
+        update_time: now,
+      }))
+      .where('id', '=', (eb: any) => eb.selectFrom(due.as('due')).select('due.id'))
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async function finish(row: Record<string, any>, outcome: { response?: unknown; error?: unknown }): Promise<void> {
+    const now = Date.now();
+    await db
+      .updateTable('operations')
+      .set({
+        state: 'DONE',
+        response: outcome.error ? null : dialect.json(outcome.response ?? {}),
+        error: outcome.error ? dialect.json(outcome.error) : null,
+        end_time: now,
+        update_time: now,
+        lease_owner: null,
+        lease_expire_time: null,
+      })
+      .where('id', '=', row.id)
+      .where('lease_owner', '=', workerId)
+      .execute();
+  }
+
+  async function execute(row: Record<string, any>): Promise<void> {
+    const handler = handlers.get(row.type);
+    let lastBeat = Date.now();
+    const heartbeat = async () => {
+      lastBeat = Date.now();
+      await db
+        .updateTable('operations')
+        .set({ lease_expire_time: lastBeat + LEASE_MS })
+        .where('id', '=', row.id)
+        .where('lease_owner', '=', workerId)
+        .execute();
+    };
+    const run: OperationRun = {
+      id: row.id,
+      accountId: row.account_id,
+      websiteId: row.website_id ?? undefined,
+      payload: dialect.readJson<Record<string, unknown>>(row.payload) ?? {},
+      attempt: Number(row.attempt),
+      async setStep(step, progressPercent) {
+        const now = Date.now();
+        await db
+          .updateTable('operations')
+          .set({ step, progress_percent: progressPercent ?? null, update_time: now })
+          .where('id', '=', row.id)
+          .where('lease_owner', '=', workerId)
+          .execute();
+      },
+      async checkpoint() {
+        const current = await db.selectFrom('operations').select(['cancel_requested', 'lease_owner']).where('id', '=', row.id).executeTakeFirst();
+        if (!current || current.lease_owner !== workerId) throw new Cancelled('the operation was taken over by another worker');
+        if (dialectBool(current.cancel_requested)) throw new Cancelled();
+        if (Date.now() - lastBeat > HEARTBEAT_MS) await heartbeat();
+      },
+    };
+    const timer = setInterval(() => void heartbeat().catch(() => undefined), HEARTBEAT_MS);
+    timer.unref();
+    try {
+      if (!handler) throw new Internal(`no handler for operation type ${row.type}`);
+      if (Number(row.attempt) > MAX_ATTEMPTS) {
+        throw new Internal(`the operation stopped ${MAX_ATTEMPTS} times with its worker and was given up`);
+      }
+      await run.checkpoint();
+      const response = await handler.run(run);
+      await finish(row, { response });
+    } catch (err) {
+      const apiError = err instanceof ApiError ? err : new Internal();
+      if (!(err instanceof ApiError)) deps.logger.error({ err, operation: row.id, type: row.type }, 'operation failed');
+      try {
+        await handler?.onFailure?.(run, apiError);
+      } catch (hookErr) {
+        deps.logger.error({ err: hookErr, operation: row.id }, 'operation failure hook failed');
+      }
+      await finish(row, { error: errorPayload(apiError) });
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  async function purgeExpired(now: number): Promise<number> {
+    const result = await db
+      .deleteFrom('operations')
+      .where('state', '=', 'DONE')
+      .where('end_time', '<', now - OPERATION_RETENTION_MS)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows ?? 0);
+  }
+
+  async function runOne(): Promise<boolean> {
+    const row = await claim(Date.now());
+    if (!row) return false;
+    await execute(row);
+    return true;
+  }
+
+  return {
+    register(type, handler) {
+      handlers.set(type, handler);
+    },
+    async enqueue(trx, request, now) {
+      const id = newId(now);
+      await trx
+        .insertInto('operations')
+        .values({
+          id,
+          account_id: request.accountId,
+          website_id: request.websiteId ?? null,
+          type: request.type,
+          state: 'QUEUED',
+          step: request.step ?? 'QUEUED',
+          payload: dialect.json(request.payload ?? {}),
+          cancel_requested: dialect.bool(false),
+          attempt: 0,
+          run_after: now,
+          create_time: now,
+          update_time: now,
+        })
+        .execute();
+      return id;
+    },
+    wake() {
+      const waiters = wakeWaiters;
+      wakeWaiters = [];
+      for (const w of waiters) w();
+    },
+    async get(id, scope) {
+      return toResource(await loadScoped(id, scope));
+    },
+    async cancel(id, scope, now) {
+      const row = await loadScoped(id, scope);
+      if (row.state === 'DONE') throw new FailedPrecondition('OPERATION_DONE', `operation ${id} has already finished`);
+      await db
+        .updateTable('operations')
+        .set({ cancel_requested: dialect.bool(true), update_time: now })
+        .where('id', '=', id)
+        .where('state', '!=', 'DONE')
+        .execute();
+      return toResource(await loadScoped(id, scope));
+    },
+    runOne,
+    startWorker(opts = {}) {
+      const concurrency = opts.concurrency ?? 2;
+      const pollMs = opts.pollMs ?? 500;
+      let stopping = false;
+      let lastPurge = 0;
+      const idle = () =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(done, pollMs);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          wakeWaiters.push(done);
+        });
+      const loop = async () => {
+        while (!stopping) {
+          try {
+            if (Date.now() - lastPurge > 600_000) {
+              lastPurge = Date.now();
+              await purgeExpired(lastPurge);
+            }
+            if (!(await runOne())) await idle();
+          } catch (err) {
+            if (stopping) break;
+            deps.logger.error({ err }, 'worker loop error');
+            await idle();
+          }
+        }
+      };
+      const loops = Array.from({ length: concurrency }, loop);
+      return {
+        async stop() {
+          stopping = true;
+          wakeWaiters.splice(0).forEach((w) => w());
+          await Promise.all(loops);
+        },
+      };
+    },
+    purgeExpired,
+  };
+}

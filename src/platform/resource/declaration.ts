@@ -1,0 +1,111 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Caller, RequestContext } from '../auth/context.js';
+import type { Right } from '../auth/rights.js';
+
+/** Storage and wire type of a field. Timestamps are RFC 3339 on the wire, epoch ms in the database. */
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object';
+
+/**
+ * AIP-203 field behaviour. OUTPUT_ONLY: set by the server, ignored when sent. IMMUTABLE: settable
+ * on create, refused when sent changed on update. REQUIRED: must be present on create.
+ * INPUT_ONLY: write-only, never returned (passwords, keys).
+ */
+export type FieldBehavior = 'OUTPUT_ONLY' | 'IMMUTABLE' | 'REQUIRED' | 'INPUT_ONLY';
+
+export interface FieldDecl {
+  type: FieldType;
+  description: string;
+  behavior?: readonly FieldBehavior[];
+  /** Enum members. */
+  values?: readonly string[];
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  /** Per-item bounds of a string_list. */
+  itemMinLength?: number;
+  itemMaxLength?: number;
+  /** Value a new resource gets when the field is absent, and a cleared field returns to. */
+  default?: unknown;
+  /** Column holding the field (default: the field name); `false` when the engine does not store it. */
+  column?: string | false;
+  /** Refuse empty or whitespace-only strings. */
+  notBlank?: boolean;
+  /** Trim surrounding whitespace before validation. */
+  trim?: boolean;
+  /** Extra JSON Schema for the field's OpenAPI description (objects). */
+  schema?: Record<string, unknown>;
+}
+
+/** A stored row: columns by name. */
+export type Row = Record<string, any>;
+
+/** What the engine hands hooks: the request context plus the transaction in use. */
+export interface WriteContext extends RequestContext {
+  trx: Transaction<any>;
+  /** Ids from the path (parent ids, own id). */
+  params: Record<string, string>;
+  /** The request body after trimming: input-only and hook-owned fields are read from here. */
+  input: Record<string, unknown>;
+  /** On update: the fields being written (from `update_mask`, or the fields sent). */
+  updatedPaths: string[];
+  /** Runs after the transaction committed (never on validate_only or rollback). */
+  afterCommit(fn: () => void | Promise<void>): void;
+}
+
+/**
+ * A resource, declared once. Routes, validation, OpenAPI, filter/order whitelists and storage
+ * mapping all derive from this declaration (see docs/architecture.md).
+ */
+export interface ResourceDecl {
+  /** Plural snake_case collection id: the path segment, the list field and the `name` segment. */
+  collection: string;
+  /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */
+  singular: string;
+  /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
+  table: string;
+  /** One line for OpenAPI tags and docs. */
+  description: string;
+  /** Where List and Create live, e.g. `accounts/{account_id}/projects`. The last path parameter names the parent column. */
+  collectionPath: string;
+  /** Where Get/Update/Delete live; also the `name` pattern, e.g. `projects/{project_id}`. */
+  itemPath: string;
+  fields: Record<string, FieldDecl>;
+  filterable: readonly string[];
+  sortable: readonly string[];
+  /** e.g. `create_time desc`. */
+  defaultOrder: string;
+  methods: readonly ('list' | 'get' | 'create' | 'update' | 'delete')[];
+  options?: {
+    /** Client may choose the id with `?id=`. */
+    clientId?: boolean;
+    /** Create honours `request_id` (body or query) idempotently. */
+    requestId?: boolean;
+    validateOnly?: boolean;
+    /** Update with `?allow_missing=true` creates (upsert). */
+    allowMissing?: boolean;
+    /** Delete accepts `?force=true`; without it `beforeDelete` may refuse a non-empty resource. */
+    force?: boolean;
+  };
+  /** Right each method needs in the account that owns the resource. */
+  rights: { read: Right; write: Right };
+  hooks?: ResourceHooks;
+}
+
+/** Rules the declaration cannot express. All run inside the write's transaction. */
+export interface ResourceHooks {
+  /** Fill server-decided fields on a new row and check rules; throw ApiErrors to refuse. */
+  beforeCreate?(ctx: WriteContext, row: Row): Promise<void> | void;
+  /** Writes that belong with the new row (memberships, operations). */
+  afterCreate?(ctx: WriteContext, row: Row): Promise<void> | void;
+  /** Check the whole updated row against its previous state. */
+  beforeUpdate?(ctx: WriteContext, next: Row, previous: Row): Promise<void> | void;
+  /** Refuse or clean up before a delete; `force` is the AIP-135 flag. */
+  beforeDelete?(ctx: WriteContext, row: Row, force: boolean): Promise<void> | void;
+  /** Computed output fields (e.g. `parent`, `website_url`), added to the mapped resource. */
+  present?(row: Row, resource: Record<string, unknown>): void;
+  /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
+  listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+}

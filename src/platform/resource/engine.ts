@@ -1,0 +1,430 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Database } from '../db/database.js';
+import type { RequestContext } from '../auth/context.js';
+import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, OutOfRange, type FieldViolation } from '../errors.js';
+import { buildFilter, type FilterField } from '../query/filter.js';
+import { keysetAfter, orderTerms, parseOrderBy } from '../query/order.js';
+import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
+import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
+import { checkClientId, newId } from './ids.js';
+import { columnOf, etagOf, toResource, toStored } from './mapper.js';
+import { fillFromParams, templateParams } from './paths.js';
+import { has, isWritable } from './schemas.js';
+
+export type Resource = Record<string, unknown>;
+
+export interface ListQuery {
+  page_size?: string | number;
+  page_token?: string;
+  skip?: string | number;
+  order_by?: string;
+  filter?: string;
+}
+
+export interface ListResult {
+  items: Resource[];
+  nextPageToken?: string;
+  totalSize: number;
+}
+
+export interface CreateOptions {
+  id?: string;
+  requestId?: string;
+  validateOnly?: boolean;
+}
+
+export interface UpdateOptions {
+  updateMask?: string;
+  ifMatch?: string;
+  validateOnly?: boolean;
+  allowMissing?: boolean;
+}
+
+export interface DeleteOptions {
+  ifMatch?: string;
+  force?: boolean;
+}
+
+/** The five standard methods of one declared resource, transport-free. */
+export interface ResourceService {
+  readonly decl: ResourceDecl;
+  list(ctx: RequestContext, params: Record<string, string>, query: ListQuery): Promise<ListResult>;
+  get(ctx: RequestContext, params: Record<string, string>): Promise<Resource>;
+  create(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: CreateOptions): Promise<{ resource: Resource; created: boolean }>;
+  update(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: UpdateOptions): Promise<{ resource: Resource; created: boolean }>;
+  delete(ctx: RequestContext, params: Record<string, string>, opts?: DeleteOptions): Promise<void>;
+  /**
+   * Create inside a transaction the caller owns, with every rule and hook of Create: lets one
+   * request create several resources atomically (sign-up: account + project + website).
+   */
+  insert(ctx: RequestContext, tx: TransactionScope, params: Record<string, string>, body: Record<string, unknown>): Promise<Resource>;
+  /** Loads a row the caller's scope reaches, or throws NOT_FOUND (for custom methods). */
+  load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate?: boolean): Promise<Row>;
+  toResource(row: Row): Resource;
+}
+
+/** A transaction plus the side effects to run once it commits. */
+export interface TransactionScope {
+  trx: Transaction<any>;
+  afterCommit: Array<() => void | Promise<void>>;
+}
+
+export interface EngineDeps {
+  database: Database;
+  pageTokens: PageTokenCodec;
+  /** Called after a delete commits, so caches of addressable roots forget the row. */
+  onDeleted?(table: string, id: string): void;
+}
+
+const DEFAULT_PAGE_SIZE = 50;
+const MAX_PAGE_SIZE = 100;
+const MAX_SKIP_WINDOW = 10_000;
+
+/** Thrown inside a transaction to roll it back and still answer (validate_only). */
+class RollbackWith {
+  constructor(readonly result: unknown) {}
+}
+
+/** Normalises an etag as sent in If-Match / If-None-Match (quotes, weak prefix). */
+export function bareEtag(value: string): string {
+  return value.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+}
+
+/** Whether an If-Match / If-None-Match header value matches `etag` (lists and `*` included). */
+export function etagMatches(header: string, etag: string): boolean {
+  return header.split(',').some((part) => part.trim() === '*' || bareEtag(part) === etag);
+}
+
+function parseIntParam(name: string, value: string | number | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = typeof value === 'number' ? value : /^-?\d+$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n)) throw InvalidArgument.field(name, 'must be an integer');
+  return n;
+}
+
+/** Creates the standard methods for a declaration. Hooks add the rules the declaration cannot express. */
+export function createResourceService(decl: ResourceDecl, deps: EngineDeps): ResourceService {
+  const { database } = deps;
+  const { dialect } = database;
+  const collectionParams = templateParams(decl.collectionPath);
+  const itemParams = templateParams(decl.itemPath);
+  const ownIdParam = itemParams[itemParams.length - 1];
+  /** The column the collection's parent id goes into (`account_id` for projects), if any. */
+  const parentColumn = collectionParams[collectionParams.length - 1];
+  const hooks = decl.hooks ?? {};
+  const fields = Object.entries(decl.fields);
+
+  const common: Record<string, FieldDecl> = {
+    create_time: { type: 'timestamp', description: '', behavior: ['OUTPUT_ONLY'] },
+    update_time: { type: 'timestamp', description: '', behavior: ['OUTPUT_ONLY'] },
+  };
+  const filterFields: Record<string, FilterField> = {};
+  for (const name of decl.filterable) {
+    const field = fieldOrThrow(name);
+    filterFields[name] = { column: columnOf(name, field) ?? name, type: field.type === 'object' ? 'string' : field.type, values: field.values };
+  }
+  const sortable: Record<string, { column: string; nullable: boolean }> = {};
+  for (const name of decl.sortable) {
+    const field = decl.fields[name] ?? common[name];
+    if (!field) throw new Error(`${decl.collection}: sortable field ${name} is not declared`);
+    const nullable = !common[name] && !has(field, 'REQUIRED') && field.default === undefined;
+    sortable[name] = { column: columnOf(name, field) ?? name, nullable };
+  }
+
+  function fieldOrThrow(name: string): FieldDecl {
+    const field = decl.fields[name] ?? common[name];
+    if (!field) throw new Error(`${decl.collection}: filterable field ${name} is not declared`);
+    return field;
+  }
+
+  /** WHERE terms every query of this collection carries: the account, and the path's parent ids. */
+  function scoped<Q extends { where: (...args: any[]) => Q }>(query: Q, ctx: RequestContext, params: Record<string, string>, idParams: string[]): Q {
+    let q = query;
+    if (decl.table !== 'accounts' && ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
+    if (decl.table === 'accounts' && ctx.access) q = q.where('id', '=', ctx.access.accountId);
+    for (const p of idParams) q = q.where(p === ownIdParam ? 'id' : p, '=', params[p]);
+    return q;
+  }
+
+  function present(row: Row): Resource {
+    return toResource(decl, row, dialect);
+  }
+
+  async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
+    let query = scoped(db.selectFrom(decl.table).selectAll(), ctx, params, itemParams);
+    if (forUpdate) query = dialect.forUpdate(query);
+    const row = await query.executeTakeFirst();
+    if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
+    return row;
+  }
+
+  function writeContext(
+    ctx: RequestContext,
+    trx: Transaction<any>,
+    params: Record<string, string>,
+    pending: Array<() => void | Promise<void>>,
+    input: Record<string, unknown>,
+    updatedPaths: string[],
+  ): WriteContext {
+    return { ...ctx, trx, params, input, updatedPaths, afterCommit: (fn) => pending.push(fn) };
+  }
+
+  /** Runs `work` in a transaction; validate_only rolls it back but still answers; side effects wait for commit. */
+  async function inTransaction<T>(validateOnly: boolean, work: (trx: Transaction<any>, pending: Array<() => void | Promise<void>>) => Promise<T>): Promise<T> {
+    const pending: Array<() => void | Promise<void>> = [];
+    let result: T;
+    try {
+      result = await database.db.transaction().execute(async (trx) => {
+        const value = await work(trx, pending);
+        if (validateOnly) throw new RollbackWith(value);
+        return value;
+      });
+    } catch (err) {
+      if (err instanceof RollbackWith) return err.result as T;
+      throw translateDriverError(err);
+    }
+    for (const fn of pending) await fn();
+    return result;
+  }
+
+  function translateDriverError(err: unknown): unknown {
+    if (err instanceof ApiError) return err;
+    if (dialect.isUniqueViolation(err)) return new AlreadyExists(`${decl.singular} already exists`);
+    if (dialect.isForeignKeyViolation(err)) return new NotFound('parent resource');
+    return err;
+  }
+
+  /** Trims, checks not-blank, and collects violations of rules JSON Schema cannot state. */
+  function normalise(input: Record<string, unknown>, names: Iterable<string>, violations: FieldViolation[]): void {
+    for (const name of names) {
+      const field = decl.fields[name];
+      const value = input[name];
+      if (!field || typeof value !== 'string') continue;
+      const text = field.trim ? value.trim() : value;
+      input[name] = text;
+      if (field.notBlank && text.trim() === '') violations.push({ field: name, description: 'must not be blank' });
+    }
+  }
+
+  function throwViolations(violations: FieldViolation[]): void {
+    if (violations.length === 0) return;
+    const message = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+    throw new InvalidArgument(message, violations);
+  }
+
+  /** Builds the row a Create would insert; collects every field violation at once. */
+  function newRow(ctx: RequestContext, params: Record<string, string>, input: Record<string, unknown>, id: string | undefined): Row {
+    const violations: FieldViolation[] = [];
+    normalise(input, Object.keys(input), violations);
+    const row: Row = { id: id ?? newId(ctx.now), revision: 1, create_time: ctx.now, update_time: ctx.now };
+    if (decl.table === 'accounts') row.account_id = row.id;
+    else if (ctx.access) row.account_id = ctx.access.accountId;
+    for (const p of collectionParams) row[p] = params[p];
+    for (const [name, field] of fields) {
+      const column = columnOf(name, field);
+      if (!isWritable(field)) {
+        if (column && field.default !== undefined) row[column] = toStored(field, field.default, dialect);
+        continue;
+      }
+      const value = input[name] ?? field.default;
+      if ((value === undefined || value === null) && has(field, 'REQUIRED')) {
+        violations.push({ field: name, description: 'is required' });
+        continue;
+      }
+      if (column) row[column] = toStored(field, value, dialect);
+    }
+    throwViolations(violations);
+    return row;
+  }
+
+  /** Inserts a new row with its hooks inside `trx`; answers the first result again for a repeated request_id. */
+  async function insertRow(
+    ctx: RequestContext,
+    trx: Transaction<any>,
+    pending: Array<() => void | Promise<void>>,
+    params: Record<string, string>,
+    input: Record<string, unknown>,
+    opts: CreateOptions,
+  ): Promise<Resource> {
+    const idempotencyScope = opts.requestId ? `${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}` : undefined;
+    if (idempotencyScope) {
+      const previous = await trx
+        .selectFrom('idempotency_keys')
+        .select('result')
+        .where('scope', '=', idempotencyScope)
+        .where('request_id', '=', opts.requestId!)
+        .executeTakeFirst();
+      if (previous) {
+        const { id } = dialect.readJson<{ id: string }>(previous.result);
+        const existing = await trx.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
+        if (existing) return present(existing);
+      }
+    }
+    const row = newRow(ctx, params, input, opts.id);
+    const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
+    await hooks.beforeCreate?.(wctx, row);
+    if (opts.id) {
+      const taken = await trx.selectFrom(decl.table).select('id').where('id', '=', row.id).executeTakeFirst();
+      if (taken) throw new AlreadyExists(`${decl.singular} ${row.id} already exists`, 'id');
+    }
+    await trx.insertInto(decl.table).values(row).execute();
+    await hooks.afterCreate?.(wctx, row);
+    if (idempotencyScope) {
+      await trx
+        .insertInto('idempotency_keys')
+        .values({ scope: idempotencyScope, request_id: opts.requestId, result: dialect.json({ id: row.id }), create_time: ctx.now })
+        .execute();
+    }
+    return present(row);
+  }
+
+  return {
+    decl,
+    load,
+    toResource: present,
+    insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
+
+    async list(ctx, params, query) {
+      const requested = parseIntParam('page_size', query.page_size);
+      if (requested !== undefined && requested < 0) throw InvalidArgument.field('page_size', 'must not be negative');
+      const pageSize = !requested ? DEFAULT_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
+      const skip = parseIntParam('skip', query.skip) ?? 0;
+      if (skip < 0) throw InvalidArgument.field('skip', 'must not be negative');
+      if (skip + pageSize > MAX_SKIP_WINDOW) throw new OutOfRange('skip', `skip + page_size must be at most ${MAX_SKIP_WINDOW}`);
+
+      const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
+      const filter = buildFilter(query.filter, filterFields, dialect);
+      const binding = queryBinding(fillFromParams(decl.collectionPath, params), filter.canonical, order.canonical);
+      const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
+
+      const reader = database.read;
+      let base = reader.selectFrom(decl.table);
+      if (decl.table === 'accounts') {
+        base = base.where('id', 'in', reader.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
+      } else {
+        base = scoped(base, { ...ctx }, params, collectionParams);
+      }
+      if (filter.where) base = base.where(filter.where);
+
+      let page = base.selectAll();
+      if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
+      for (const term of orderTerms(order.columns)) page = page.orderBy(term);
+      page = page.limit(pageSize + 1);
+      if (skip) page = page.offset(skip);
+
+      const countQuery = () =>
+        base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow().then((r) => Number(r.count));
+      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : countQuery()]);
+
+      const more = rows.length > pageSize;
+      const items = (more ? rows.slice(0, pageSize) : rows).map(present);
+      let nextPageToken: string | undefined;
+      if (more) {
+        const last = rows[pageSize - 1];
+        nextPageToken = deps.pageTokens.encode({ binding, after: order.columns.map((c) => last[c.column] ?? null), total: totalSize });
+      }
+      return { items, nextPageToken, totalSize };
+    },
+
+    async get(ctx, params) {
+      return present(await load(database.db, ctx, params));
+    },
+
+    async create(ctx, params, body, opts = {}) {
+      if (opts.id !== undefined) {
+        if (!decl.options?.clientId) throw InvalidArgument.field('id', `${decl.collection} ids are assigned by the server`);
+        checkClientId(opts.id);
+      }
+      if (opts.requestId !== undefined && (opts.requestId.length === 0 || opts.requestId.length > 64)) {
+        throw InvalidArgument.field('request_id', 'must be 1 to 64 characters');
+      }
+      const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, { ...body }, opts));
+      return { resource, created: true };
+    },
+
+    async update(ctx, params, body, opts = {}) {
+      const input = { ...body };
+      const violations: FieldViolation[] = [];
+      let paths: string[];
+      if (opts.updateMask !== undefined) {
+        const listed = opts.updateMask.split(',').map((p) => p.trim()).filter(Boolean);
+        if (listed.length === 0) throw InvalidArgument.field('update_mask', 'lists no field');
+        paths = [];
+        for (const path of listed) {
+          if (path === '*') {
+            paths.push(...fields.filter(([, f]) => isWritable(f) && !has(f, 'IMMUTABLE')).map(([n]) => n));
+            continue;
+          }
+          const field = decl.fields[path];
+          if (!field && !['name', 'id', 'etag', 'create_time', 'update_time'].includes(path)) {
+            throw InvalidArgument.field('update_mask', `${path} is not a field of ${decl.singular}`);
+          }
+          if (field && isWritable(field)) paths.push(path);
+        }
+      } else {
+        // Without a mask, fields sent as null are dropped (merge semantics).
+        paths = Object.keys(input).filter((k) => decl.fields[k] && isWritable(decl.fields[k]) && input[k] !== null);
+      }
+      normalise(input, paths, violations);
+
+      return inTransaction(opts.validateOnly ?? false, async (trx, pending) => {
+        let previous: Row;
+        try {
+          previous = await load(trx, ctx, params, true);
+        } catch (err) {
+          if (err instanceof NotFound && opts.allowMissing && decl.options?.allowMissing) {
+            const resource = await insertRow(ctx, trx, pending, params, { ...body }, { id: params[ownIdParam] });
+            return { resource, created: true };
+          }
+          throw err;
+        }
+        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(decl.table, previous))) {
+          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+        }
+        const next: Row = { ...previous };
+        for (const name of paths) {
+          const field = decl.fields[name];
+          const column = columnOf(name, field);
+          const value = input[name];
+          if (has(field, 'IMMUTABLE')) {
+            // An immutable field sent unchanged (a read sent back) is accepted; a change is refused.
+            const current = column ? previous[column] : undefined;
+            if (value !== undefined && toStored(field, value, dialect) !== current) {
+              violations.push({ field: name, description: 'is immutable and cannot be changed' });
+            }
+            continue;
+          }
+          if (value === undefined || value === null) {
+            if (has(field, 'REQUIRED')) {
+              violations.push({ field: name, description: 'is required and cannot be cleared' });
+              continue;
+            }
+            if (column) next[column] = toStored(field, field.default ?? null, dialect);
+            continue;
+          }
+          if (column) next[column] = toStored(field, value, dialect);
+        }
+        throwViolations(violations);
+        await hooks.beforeUpdate?.(writeContext(ctx, trx, params, pending, input, paths), next, previous);
+        next.revision = Number(previous.revision) + 1;
+        next.update_time = Math.max(ctx.now, Number(previous.update_time));
+        const changes: Row = {};
+        for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
+        await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
+        return { resource: present(next), created: false };
+      });
+    },
+
+    async delete(ctx, params, opts = {}) {
+      await inTransaction(false, async (trx, pending) => {
+        const previous = await load(trx, ctx, params, true);
+        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(decl.table, previous))) {
+          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+        }
+        await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
+        await trx.deleteFrom(decl.table).where('id', '=', previous.id).execute();
+        pending.push(() => deps.onDeleted?.(decl.table, previous.id));
+      });
+    },
+  };
+}

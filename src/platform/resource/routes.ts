@@ -1,0 +1,208 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { InvalidArgument } from '../errors.js';
+import type { RouteContextFactory } from '../http/route-context.js';
+import { errorResponses, pascal } from '../http/openapi-shapes.js';
+import type { ResourceDecl } from './declaration.js';
+import { etagMatches, type ResourceService } from './engine.js';
+import { routePath, templateParams } from './paths.js';
+import { inputSchema, listSchema, resourceSchema, type JsonSchema } from './schemas.js';
+
+export interface RouteDeps {
+  context: RouteContextFactory;
+  /** Absolute URL prefix of this surface, for `Location` headers. */
+  baseUrl: string;
+  /** Route prefix, e.g. `/tenant-api/v1`. */
+  prefix: string;
+}
+
+function paramsSchema(template: string): JsonSchema {
+  const names = templateParams(template);
+  return {
+    type: 'object',
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string', description: `Id of the ${n.replace(/_id$/, '')}.` }])),
+    required: names,
+  };
+}
+
+const boolQuery = (description: string): JsonSchema => ({ type: 'boolean', description });
+
+const listQuery: JsonSchema = {
+  type: 'object',
+  properties: {
+    page_size: { type: 'string', maxLength: 12, description: '1 to 100, default 50; larger is clamped.' },
+    page_token: { type: 'string', maxLength: 4096, description: 'From a previous `next_page_token`.' },
+    skip: { type: 'string', maxLength: 12, description: 'Rows to skip; `skip + page_size` at most 10000.' },
+    order_by: { type: 'string', maxLength: 512, description: 'Comma-separated `field [asc|desc]`, at most 3 keys.' },
+    filter: { type: 'string', maxLength: 2000, description: 'AIP-160 filter over the filterable fields.' },
+  },
+};
+
+/** Sends a resource with its ETag header. */
+export function sendResource(reply: FastifyReply, resource: Record<string, unknown>, status = 200) {
+  if (typeof resource.etag === 'string') reply.header('etag', `"${resource.etag}"`);
+  return reply.code(status).send(resource);
+}
+
+/**
+ * Registers the standard methods of a declared resource. Everything comes from the declaration:
+ * paths, operationIds, body/query/response schemas, the right each method needs.
+ */
+export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, deps: RouteDeps): void {
+  const decl: ResourceDecl = service.decl;
+  const plural = pascal(decl.collection);
+  const tags = [decl.collection];
+  const resource = resourceSchema(decl);
+  const itemParams = paramsSchema(decl.itemPath);
+  const collectionParams = templateParams(decl.collectionPath).length ? paramsSchema(decl.collectionPath) : undefined;
+  const rightNote = (r: { section: string; access: string }) => `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
+  const methods = new Set(decl.methods);
+
+  if (methods.has('list')) {
+    app.get(routePath(deps.prefix, decl.collectionPath), {
+      schema: {
+        operationId: `List${plural}`,
+        summary: `List ${decl.collection}`,
+        description: `${decl.description}\n\nSortable: ${decl.sortable.join(', ')}. Filterable: ${decl.filterable.join(', ')}. Default order: \`${decl.defaultOrder}\`. ${rightNote(decl.rights.read)}`,
+        tags,
+        ...(collectionParams && { params: collectionParams }),
+        querystring: listQuery,
+        response: { 200: listSchema(decl), ...errorResponses() },
+      },
+      config: { right: decl.rights.read },
+      handler: async (request) => {
+        const ctx = await deps.context(request, decl.collectionPath, decl.rights.read);
+        const result = await service.list(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
+        return { [decl.collection]: result.items, next_page_token: result.nextPageToken ?? '', total_size: result.totalSize };
+      },
+    });
+  }
+
+  if (methods.has('create')) {
+    const options = decl.options ?? {};
+    const createQuery: JsonSchema = {
+      type: 'object',
+      properties: {
+        ...(options.clientId && { id: { type: 'string', maxLength: 63, description: 'Client-chosen id; ALREADY_EXISTS when taken.' } }),
+        ...(options.requestId && { request_id: { type: 'string', maxLength: 64, description: 'Idempotency key; a repeat answers the first result.' } }),
+        ...(options.validateOnly && { validate_only: boolQuery('Run every check, write nothing, answer the would-be resource.') }),
+      },
+    };
+    const bodyExtra: Record<string, JsonSchema> = options.requestId
+      ? { request_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Idempotency key (also accepted as a query parameter).' } }
+      : {};
+    app.post(routePath(deps.prefix, decl.collectionPath), {
+      schema: {
+        operationId: `Create${decl.singular}`,
+        summary: `Create a ${decl.singular}`,
+        description: `${decl.description}\n\n${rightNote(decl.rights.write)}`,
+        tags,
+        ...(collectionParams && { params: collectionParams }),
+        querystring: createQuery,
+        body: inputSchema(decl, 'create', bodyExtra),
+        response: { 200: resource, 201: resource, ...errorResponses() },
+      },
+      config: { right: decl.rights.write },
+      handler: async (request, reply) => {
+        const ctx = await deps.context(request, decl.collectionPath, decl.rights.write);
+        const query = request.query as { id?: string; request_id?: string; validate_only?: boolean };
+        const { request_id: bodyRequestId, ...body } = (request.body ?? {}) as Record<string, unknown>;
+        const { resource: created } = await service.create(ctx, request.params as Record<string, string>, body, {
+          id: query.id,
+          requestId: query.request_id ?? (bodyRequestId as string | undefined),
+          validateOnly: query.validate_only === true,
+        });
+        if (query.validate_only) return sendResource(reply, created, 200);
+        reply.header('location', `${deps.baseUrl}/${created.name}`);
+        return sendResource(reply, created, 201);
+      },
+    });
+  }
+
+  if (methods.has('get')) {
+    app.get(routePath(deps.prefix, decl.itemPath), {
+      schema: {
+        operationId: `Get${decl.singular}`,
+        summary: `Get a ${decl.singular}`,
+        description: `Answers 304 without a body when \`If-None-Match\` matches the etag. ${rightNote(decl.rights.read)}`,
+        tags,
+        params: itemParams,
+        response: { 200: resource, 304: { description: 'Not modified.', type: 'null' }, ...errorResponses() },
+      },
+      config: { right: decl.rights.read },
+      handler: async (request, reply) => {
+        const ctx = await deps.context(request, decl.itemPath, decl.rights.read);
+        const found = await service.get(ctx, request.params as Record<string, string>);
+        const ifNoneMatch = request.headers['if-none-match'];
+        if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
+          return reply.code(304).header('etag', `"${found.etag}"`).send();
+        }
+        return sendResource(reply, found);
+      },
+    });
+  }
+
+  if (methods.has('update')) {
+    const options = decl.options ?? {};
+    app.patch(routePath(deps.prefix, decl.itemPath), {
+      schema: {
+        operationId: `Update${decl.singular}`,
+        summary: `Update a ${decl.singular}`,
+        description:
+          'Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. ' +
+          `Output-only fields are ignored; immutable fields sent with a new value are refused. \`If-Match\` with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
+        tags,
+        params: itemParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            update_mask: { type: 'string', maxLength: 2048, description: 'Comma-separated top-level field paths; `*` for every writable field.' },
+            ...(options.validateOnly && { validate_only: boolQuery('Run every check, write nothing.') }),
+            ...(options.allowMissing && { allow_missing: boolQuery('Create the resource when it does not exist.') }),
+          },
+        },
+        body: inputSchema(decl, 'update'),
+        response: { 200: resource, 201: resource, ...errorResponses() },
+      },
+      config: { right: decl.rights.write },
+      handler: async (request, reply) => {
+        const ctx = await deps.context(request, decl.itemPath, decl.rights.write);
+        const query = request.query as { update_mask?: string; validate_only?: boolean; allow_missing?: boolean };
+        if (request.body === undefined || request.body === null) throw InvalidArgument.field('body', 'a JSON object is required');
+        const ifMatch = request.headers['if-match'];
+        const { resource: updated, created } = await service.update(ctx, request.params as Record<string, string>, request.body as Record<string, unknown>, {
+          updateMask: query.update_mask,
+          ifMatch: ifMatch ? ifMatch : undefined,
+          validateOnly: query.validate_only === true,
+          allowMissing: query.allow_missing === true,
+        });
+        return sendResource(reply, updated, created && !query.validate_only ? 201 : 200);
+      },
+    });
+  }
+
+  if (methods.has('delete')) {
+    app.delete(routePath(deps.prefix, decl.itemPath), {
+      schema: {
+        operationId: `Delete${decl.singular}`,
+        summary: `Delete a ${decl.singular}`,
+        description: `Hard delete; 204 without a body. \`If-Match\` with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
+        tags,
+        params: itemParams,
+        ...(decl.options?.force && {
+          querystring: { type: 'object', properties: { force: boolQuery('Also delete everything the resource contains.') } },
+        }),
+        response: { 204: { description: 'Deleted.', type: 'null' }, ...errorResponses() },
+      },
+      config: { right: decl.rights.write },
+      handler: async (request, reply) => {
+        const ctx = await deps.context(request, decl.itemPath, decl.rights.write);
+        const ifMatch = request.headers['if-match'];
+        await service.delete(ctx, request.params as Record<string, string>, {
+          ifMatch: ifMatch || undefined,
+          force: (request.query as { force?: boolean } | undefined)?.force === true,
+        });
+        return reply.code(204).send();
+      },
+    });
+  }
+}

@@ -1,0 +1,34 @@
+import { read, write } from '../platform/auth/rights.js';
+import { FailedPrecondition } from '../platform/errors.js';
+import type { ResourceDecl } from '../platform/resource/declaration.js';
+
+/** Projects group an account's websites. Listed under the account, addressed as `projects/{id}`. */
+export const projectResource: ResourceDecl = {
+  collection: 'projects',
+  singular: 'Project',
+  table: 'projects',
+  description: 'A group of websites inside an account.',
+  collectionPath: 'accounts/{account_id}/projects',
+  itemPath: 'projects/{project_id}',
+  fields: {
+    display_name: { type: 'string', description: 'Name of the project.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
+    description: { type: 'string', description: 'Free text.', maxLength: 2000 },
+    parent: { type: 'string', description: 'The owning account, `accounts/{account}`.', behavior: ['OUTPUT_ONLY'], column: false },
+  },
+  filterable: ['create_time', 'display_name'],
+  sortable: ['create_time', 'display_name'],
+  defaultOrder: 'create_time desc',
+  methods: ['list', 'get', 'create', 'update', 'delete'],
+  options: { clientId: true, requestId: true, validateOnly: true, force: true },
+  rights: { read: read('account'), write: write('account') },
+  hooks: {
+    present(row, resource) {
+      resource.parent = `accounts/${row.account_id}`;
+    },
+    async beforeDelete(ctx, row, force) {
+      if (force) return;
+      const website = await ctx.trx.selectFrom('websites').select('id').where('project_id', '=', row.id).limit(1).executeTakeFirst();
+      if (website) throw new FailedPrecondition('PROJECT_NOT_EMPTY', 'the project still has websites; delete them first or pass force=true');
+    },
+  },
+};

@@ -1,0 +1,78 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import type { RouteContextFactory } from '../platform/http/route-context.js';
+import { errorResponses } from '../platform/http/openapi-shapes.js';
+import type { UserService } from './user.service.js';
+
+const TokenAnswer = Type.Object(
+  {
+    token: Type.String({ description: 'Bearer JWT for `Authorization: Bearer <token>`.' }),
+    expire_time: Type.String({ format: 'date-time', description: 'When the token stops working.' }),
+  },
+  { title: 'TokenResponse' },
+);
+
+/** Sign-in endpoints of the tenant surface (SPEC 4.3, 5). */
+export function registerUserRoutes(app: FastifyInstance, deps: { prefix: string; users: UserService; context: RouteContextFactory }): void {
+  const tags = ['users'];
+  app.post(`${deps.prefix}/users::authenticate`, {
+    schema: {
+      operationId: 'AuthenticateUser',
+      summary: 'Sign in with email and password',
+      description: 'Answers a bearer token. Failed attempts are limited per email and per client address (429 RESOURCE_EXHAUSTED with RETRY_INFO).',
+      tags,
+      security: [],
+      body: Type.Object(
+        { email: Type.String({ minLength: 1, maxLength: 254 }), password: Type.String({ minLength: 1, maxLength: 256 }) },
+        { additionalProperties: false, title: 'AuthenticateRequest' },
+      ),
+      response: { 200: TokenAnswer, ...errorResponses() },
+    },
+    handler: async (request) => {
+      const body = request.body as { email: string; password: string };
+      return deps.users.authenticate(body.email, body.password, request.ip, Date.now());
+    },
+  });
+
+  app.post(`${deps.prefix}/users::exchange_handoff`, {
+    schema: {
+      operationId: 'ExchangeHandoff',
+      summary: 'Trade the one-time sign-up token for a bearer token',
+      description: 'Works once per `signup_token`; a used, unknown or expired token answers 401 UNAUTHENTICATED.',
+      tags,
+      security: [],
+      body: Type.Object({ signup_token: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false, title: 'ExchangeHandoffRequest' }),
+      response: { 200: TokenAnswer, ...errorResponses() },
+    },
+    handler: async (request) => deps.users.exchangeHandoff((request.body as { signup_token: string }).signup_token, Date.now()),
+  });
+
+  app.post(`${deps.prefix}/users::refresh_token`, {
+    schema: {
+      operationId: 'RefreshToken',
+      summary: 'Exchange a valid bearer token for a fresh one',
+      description: 'The new token has a full lifetime; the old one keeps working until it expires or `users:sign_out_everywhere` is called.',
+      tags,
+      response: { 200: TokenAnswer, ...errorResponses() },
+    },
+    handler: async (request) => {
+      const ctx = await deps.context.authenticated(request);
+      return deps.users.refresh(ctx.caller.userId, ctx.now);
+    },
+  });
+
+  app.post(`${deps.prefix}/users::sign_out_everywhere`, {
+    schema: {
+      operationId: 'SignOutEverywhere',
+      summary: 'Revoke every token of the signed-in user',
+      description: 'Raises the user\'s token version: every token issued before stops working (in other server processes within 5 seconds).',
+      tags,
+      response: { 200: Type.Object({}, { title: 'Empty' }), ...errorResponses() },
+    },
+    handler: async (request) => {
+      const ctx = await deps.context.authenticated(request);
+      await deps.users.signOutEverywhere(ctx.caller.userId, ctx.now);
+      return {};
+    },
+  });
+}

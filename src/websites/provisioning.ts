@@ -1,0 +1,48 @@
+import type { Kysely } from 'kysely';
+import type { OperationHandler, OperationRun } from '../platform/jobs/operations.js';
+import type { ResourceService } from '../platform/resource/engine.js';
+
+export const PROVISION_WEBSITE = 'PROVISION_WEBSITE';
+
+/**
+ * One named hop of provisioning. Areas that need something in every new website (the default
+ * view, email templates, ...) add a step here; each must be safe to run again after a crash.
+ */
+export interface ProvisioningStep {
+  name: string;
+  run(db: Kysely<any>, website: Record<string, any>, op: OperationRun): Promise<void>;
+}
+
+/**
+ * The PROVISION_WEBSITE handler: runs the steps in order with a checkpoint between them, then marks
+ * the website ACTIVE and answers it (with `website_url`). Any failure marks it FAILED.
+ */
+export function provisioningHandler(deps: { db: Kysely<any>; steps: ProvisioningStep[]; websites: () => ResourceService }): OperationHandler {
+  const loadWebsite = (id: string) => deps.db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return {
+    async run(op) {
+      const website = await loadWebsite(op.websiteId!);
+      for (const step of deps.steps) {
+        await op.checkpoint();
+        await op.setStep(step.name);
+        await step.run(deps.db, website, op);
+      }
+      await op.checkpoint();
+      await op.setStep('ACTIVATE');
+      await deps.db
+        .updateTable('websites')
+        .set((eb) => ({ provisioning_status: 'ACTIVE', revision: eb('revision', '+', 1), update_time: Date.now() }))
+        .where('id', '=', website.id)
+        .execute();
+      return deps.websites().toResource(await loadWebsite(website.id));
+    },
+    async onFailure(op) {
+      if (!op.websiteId) return;
+      await deps.db
+        .updateTable('websites')
+        .set((eb) => ({ provisioning_status: 'FAILED', revision: eb('revision', '+', 1), update_time: Date.now() }))
+        .where('id', '=', op.websiteId)
+        .execute();
+    },
+  };
+}

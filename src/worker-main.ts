@@ -1,0 +1,27 @@
+import { buildApp } from './app.js';
+import { loadConfig } from './config.js';
+import { openDatabase } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+
+/** `npm run worker`: background work only, no HTTP; run several against one PostgreSQL database. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await migrateToLatest(database);
+  // The same composition root as the server, so handlers are registered once; nothing listens.
+  const { app, operations } = await buildApp({ config, database, logger: { level: config.logLevel } });
+  const worker = operations.startWorker({ concurrency: Number(process.env.WORKER_CONCURRENCY ?? 4) });
+  app.log.info('worker started');
+  const shutdown = async () => {
+    await worker.stop();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

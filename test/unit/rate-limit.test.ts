@@ -1,0 +1,146 @@
+// Database-free: runs unchanged in both vitest projects. Time is driven through the `now` argument.
+import { describe, expect, it } from 'vitest';
+import { ResourceExhausted } from '../../src/platform/errors.js';
+import { createRateLimiter } from '../../src/platform/http/rate-limit.js';
+
+const MINUTE = 60_000;
+const T0 = 1_700_000_000_000;
+
+function refusal(action: () => void): ResourceExhausted {
+  try {
+    action();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ResourceExhausted);
+    return err as ResourceExhausted;
+  }
+  throw new Error('expected the hit to be refused');
+}
+
+describe('createRateLimiter', () => {
+  it('allows `limit` hits per key and window, then refuses with RESOURCE_EXHAUSTED and RETRY_INFO', () => {
+    const limiter = createRateLimiter({ limit: 3, windowMs: MINUTE });
+    for (let i = 0; i < 3; i++) limiter.hit('10.0.0.1', T0 + i);
+    const err = refusal(() => limiter.hit('10.0.0.1', T0 + 10));
+    expect(err.status).toBe('RESOURCE_EXHAUSTED');
+    expect(err.httpCode).toBe(429);
+    expect(err.details).toEqual([{ type: 'RETRY_INFO', retry_delay: '60s' }]);
+  });
+
+  it('keeps keys independent', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE });
+    limiter.hit('a', T0);
+    refusal(() => limiter.hit('a', T0));
+    expect(() => limiter.hit('b', T0)).not.toThrow();
+    expect(limiter.check('b', T0).limited).toBe(true);
+    expect(limiter.check('c', T0)).toEqual({ limited: false, retryAfterSeconds: 0 });
+  });
+
+  it('announces a positive retry delay, never beyond the window, counting down to the window end', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE });
+    limiter.hit('k', T0);
+    for (const elapsed of [0, 1, 999, 1_000, 30_000, 59_001, 59_999]) {
+      const now = T0 + elapsed;
+      const delay = refusal(() => limiter.hit('k', now)).retryAfterSeconds;
+      expect(delay).toBeGreaterThan(0);
+      expect(delay).toBeLessThanOrEqual(MINUTE / 1000);
+      expect(delay).toBe(Math.ceil((MINUTE - elapsed) / 1000));
+      // The announced delay is honest: waiting it out lands after the window end.
+      expect(now + delay * 1000).toBeGreaterThanOrEqual(T0 + MINUTE);
+      expect(limiter.check('k', now)).toEqual({ limited: true, retryAfterSeconds: delay });
+    }
+  });
+
+  it('starts a fresh count once the window has rolled over', () => {
+    const limiter = createRateLimiter({ limit: 2, windowMs: MINUTE });
+    limiter.hit('k', T0);
+    limiter.hit('k', T0 + 20_000);
+    refusal(() => limiter.hit('k', T0 + MINUTE - 1));
+    limiter.hit('k', T0 + MINUTE);
+    limiter.hit('k', T0 + MINUTE + 5);
+    // The new window started at T0 + MINUTE, so its end (not the old one's) sets the delay.
+    expect(refusal(() => limiter.hit('k', T0 + MINUTE + 10_000)).retryAfterSeconds).toBe(50);
+  });
+
+  it('check counts nothing and reports the state the next hit would meet', () => {
+    const limiter = createRateLimiter({ limit: 2, windowMs: MINUTE });
+    for (let i = 0; i < 5; i++) expect(limiter.check('k', T0).limited).toBe(false);
+    limiter.hit('k', T0);
+    expect(limiter.check('k', T0).limited).toBe(false);
+    limiter.hit('k', T0);
+    expect(limiter.check('k', T0 + 15_000)).toEqual({ limited: true, retryAfterSeconds: 45 });
+    expect(limiter.check('k', T0 + MINUTE)).toEqual({ limited: false, retryAfterSeconds: 0 });
+  });
+
+  it('does not count refused hits', () => {
+    const limiter = createRateLimiter({ limit: 2, windowMs: MINUTE });
+    limiter.hit('k', T0);
+    limiter.hit('k', T0);
+    for (let i = 0; i < 10; i++) refusal(() => limiter.hit('k', T0 + i));
+    limiter.hit('k', T0 + MINUTE);
+    limiter.hit('k', T0 + MINUTE);
+    refusal(() => limiter.hit('k', T0 + MINUTE));
+  });
+
+  it('reset forgets a key', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE });
+    limiter.hit('user@example.com', T0);
+    refusal(() => limiter.hit('user@example.com', T0));
+    limiter.reset('user@example.com');
+    expect(limiter.check('user@example.com', T0).limited).toBe(false);
+    expect(() => limiter.hit('user@example.com', T0)).not.toThrow();
+  });
+
+  it('treats limit 0 as unlimited', () => {
+    const limiter = createRateLimiter({ limit: 0, windowMs: MINUTE });
+    for (let i = 0; i < 10_000; i++) limiter.hit('k', T0);
+    expect(limiter.check('k', T0)).toEqual({ limited: false, retryAfterSeconds: 0 });
+  });
+
+  it('remembers at most maxKeys keys, forgetting the oldest window first', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE, maxKeys: 3 });
+    limiter.hit('a', T0);
+    limiter.hit('b', T0 + 1);
+    limiter.hit('c', T0 + 2);
+    limiter.hit('d', T0 + 3);
+    // 'a' had the oldest window, so it was evicted to make room for 'd'; the others are still counted.
+    expect(limiter.check('a', T0 + 4).limited).toBe(false);
+    for (const key of ['b', 'c', 'd']) expect(limiter.check(key, T0 + 4).limited).toBe(true);
+  });
+
+  it('evicts by window start, so a key whose window was renewed is not the next to go', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE, maxKeys: 2 });
+    limiter.hit('a', T0);
+    limiter.hit('b', T0 + 30_000);
+    limiter.hit('a', T0 + MINUTE); // a's new window starts after b's
+    limiter.hit('c', T0 + MINUTE + 1); // evicts b, the oldest window still open
+    expect(limiter.check('b', T0 + MINUTE + 2).limited).toBe(false);
+    expect(limiter.check('a', T0 + MINUTE + 2).limited).toBe(true);
+    expect(limiter.check('c', T0 + MINUTE + 2).limited).toBe(true);
+  });
+
+  it('prefers dropping expired windows over live ones when full', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE, maxKeys: 2 });
+    limiter.hit('old', T0);
+    limiter.hit('live', T0 + MINUTE - 1);
+    limiter.hit('new', T0 + MINUTE + 1); // 'old' expired: it goes, 'live' stays counted
+    expect(limiter.check('live', T0 + MINUTE + 2).limited).toBe(true);
+    expect(limiter.check('new', T0 + MINUTE + 2).limited).toBe(true);
+  });
+
+  it('stays bounded under many distinct keys', () => {
+    const limiter = createRateLimiter({ limit: 1, windowMs: MINUTE, maxKeys: 100 });
+    for (let i = 0; i < 10_000; i++) limiter.hit(`key-${i}`, T0 + i);
+    // Only the 100 newest keys are remembered.
+    expect(limiter.check('key-9999', T0 + 10_000).limited).toBe(true);
+    expect(limiter.check('key-9900', T0 + 10_000).limited).toBe(true);
+    expect(limiter.check('key-9899', T0 + 10_000).limited).toBe(false);
+    expect(limiter.check('key-0', T0 + 10_000).limited).toBe(false);
+  });
+
+  it('refuses nonsensical options', () => {
+    expect(() => createRateLimiter({ limit: -1, windowMs: MINUTE })).toThrow(RangeError);
+    expect(() => createRateLimiter({ limit: 1.5, windowMs: MINUTE })).toThrow(RangeError);
+    expect(() => createRateLimiter({ limit: 1, windowMs: 0 })).toThrow(RangeError);
+    expect(() => createRateLimiter({ limit: 1, windowMs: MINUTE, maxKeys: 0 })).toThrow(RangeError);
+  });
+});
