@@ -3,6 +3,7 @@ import { read, write } from '../platform/auth/rights.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
 import type { RouteContextFactory } from '../platform/http/route-context.js';
 import type { Operations } from '../platform/jobs/operations.js';
+import { routePath } from '../platform/resource/paths.js';
 
 const ITEM = 'websites/{website_id}/operations/{operation_id}';
 const params = {
@@ -14,7 +15,7 @@ const params = {
 /** Website Operations: Get and `:cancel` (clients cannot create or list them; SPEC 2.16). */
 export function registerOperationRoutes(app: FastifyInstance, deps: { prefix: string; operations: Operations; context: RouteContextFactory }): void {
   const tags = ['operations'];
-  app.get(`${deps.prefix}/websites/:website_id/operations/:operation_id`, {
+  app.get(routePath(deps.prefix, ITEM), {
     schema: {
       operationId: 'GetOperation',
       summary: 'Get an Operation',
@@ -31,7 +32,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: { prefix: st
     },
   });
 
-  app.post(`${deps.prefix}/websites/:website_id/operations/:operation_id::cancel`, {
+  app.post(routePath(deps.prefix, ITEM, 'cancel'), {
     schema: {
       operationId: 'CancelOperation',
       summary: 'Request cancellation of an Operation',

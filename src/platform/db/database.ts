@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'ky
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
+import { createSqliteReaders } from './sqlite-readers.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -87,6 +88,39 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: connection }) });
-  return { db, read: db, dialect: sqliteDialect, close: () => db.destroy() };
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? 2);
+  if (readers === 0) return { db, read: db, dialect: sqliteDialect, close: () => db.destroy() };
+  const read = createSqliteReaders(file, readers);
+  return {
+    db,
+    read,
+    dialect: sqliteDialect,
+    close: async () => {
+      await read.destroy();
+      await db.destroy();
+    },
+  };
+}
+
+/**
+ * Kysely prepares every query anew; hot reads repeat the same few SQL texts, so prepared
+ * statements are kept (bounded) and reused. better-sqlite3 runs them synchronously, so reuse is safe.
+ */
+function withStatementCache(connection: SQLite.Database): SQLite.Database {
+  const statements = new Map<string, SQLite.Statement>();
+  return new Proxy(connection, {
+    get(target, property, receiver) {
+      if (property !== 'prepare') return Reflect.get(target, property, receiver);
+      return (sql: string) => {
+        let statement = statements.get(sql);
+        if (!statement) {
+          statement = target.prepare(sql);
+          if (statements.size >= 512) statements.delete(statements.keys().next().value!);
+          statements.set(sql, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }

@@ -27,6 +27,15 @@ export async function registerOpenApi(
       }),
     },
     hideUntagged: false,
+    // Declare every tag the operations use (spectral:oas `operation-tag-defined`), sorted.
+    transformObject: (documentObject) => {
+      const { openapiObject } = documentObject as { openapiObject: { paths?: Record<string, unknown> } & Record<string, unknown> };
+      const used = new Set<string>();
+      for (const item of Object.values(openapiObject.paths ?? {})) {
+        for (const op of Object.values(item as Record<string, { tags?: string[] }>)) op.tags?.forEach((t) => used.add(t));
+      }
+      return { ...openapiObject, tags: [...used].sort().map((name) => ({ name, description: `Methods of \`${name}\`.` })) };
+    },
   });
   app.get(`${opts.prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, { routePrefix: `${opts.prefix}/docs`, staticCSP: true });

@@ -294,7 +294,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
 
       const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
       const filter = buildFilter(query.filter, filterFields, dialect);
-      const binding = queryBinding(fillFromParams(decl.collectionPath, params), filter.canonical, order.canonical);
+      // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
+      const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
       const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
       const reader = database.read;

@@ -5,10 +5,14 @@ export function templateParams(template: string): string[] {
   return [...template.matchAll(/\{([a-z_]+)\}/g)].map((m) => m[1]);
 }
 
-/** Fastify's route syntax for a template (`{x}` → `:x`; a literal `:verb` is escaped as `::verb`). */
+/**
+ * Fastify's route syntax for a template (`{x}` → `:x`). A custom method `:verb` is an escaped
+ * literal (`::verb`); the parameter before it is bounded by a pattern, or it would swallow the verb.
+ */
 export function routePath(prefix: string, template: string, verb?: string): string {
-  const path = template.replace(/\{([a-z_]+)\}/g, ':$1');
-  return `${prefix}/${path}${verb ? '::' + verb : ''}`;
+  let path = template.replace(/\{([a-z_]+)\}/g, ':$1');
+  if (verb) path = path.endsWith('}') || /:[a-z_]+$/.test(path) ? `${path}(^[^:/]+)::${verb}` : `${path}::${verb}`;
+  return `${prefix}/${path}`;
 }
 
 /** Fills a template from a row: the last parameter is the row's own `id`, the others its columns. */
