@@ -34,7 +34,7 @@ export async function registerOpenApi(
       for (const item of Object.values(openapiObject.paths ?? {})) {
         for (const op of Object.values(item as Record<string, { tags?: string[] }>)) op.tags?.forEach((t) => used.add(t));
       }
-      return { ...openapiObject, tags: [...used].sort().map((name) => ({ name, description: `Methods of \`${name}\`.` })) };
+      return { ...openapiObject, tags: [...used].sort().map((name) => ({ name, description: `Methods of \`${name}\`.` })) } as never;
     },
   });
   app.get(`${opts.prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
