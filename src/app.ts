@@ -54,7 +54,7 @@ export async function buildApp(opts: { config: Config; database: Database; logge
     genReqId: () => `req_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: process.env.TRUST_PROXY === 'true',
+    trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 256 },
   });
   app.setValidatorCompiler(createValidatorCompiler());

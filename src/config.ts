@@ -19,6 +19,8 @@ export interface Config {
   signupRateLimit: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** Take client addresses from X-Forwarded-For (behind a proxy). */
+  trustProxy: boolean;
   production: boolean;
 }
 
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
+    trustProxy: env.TRUST_PROXY === 'true',
     production,
   };
 }

@@ -63,11 +63,11 @@ export function createSignupService(deps: {
       if (await deps.users.emailTaken(input.email)) throw new AlreadyExists('an account with this email already exists', 'email');
 
       const signupToken = randomToken();
-      const tx: TransactionScope = { trx: undefined as never, afterCommit: [] };
+      const afterCommit: TransactionScope['afterCommit'] = [];
       let result: Record<string, unknown>;
       try {
         result = await db.transaction().execute(async (trx) => {
-          tx.trx = trx;
+          const tx: TransactionScope = { trx, afterCommit };
           const user = await deps.users.insertUser(trx, { email: input.email, password: input.password }, now);
           const ctx: RequestContext = { requestId, caller: { userId: user.id }, now };
           const account = await deps.accounts.insert(ctx, tx, {}, { display_name: input.website_name.trim() });
@@ -106,7 +106,7 @@ export function createSignupService(deps: {
         }
         throw err;
       }
-      for (const fn of tx.afterCommit) await fn();
+      for (const fn of afterCommit) await fn();
       return result;
     },
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { FailedPrecondition } from '../platform/errors.js';
 import type { OperationHandler, OperationRun } from '../platform/jobs/operations.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 
@@ -18,7 +19,11 @@ export interface ProvisioningStep {
  * the website ACTIVE and answers it (with `website_url`). Any failure marks it FAILED.
  */
 export function provisioningHandler(deps: { db: Kysely<any>; steps: ProvisioningStep[]; websites: () => ResourceService }): OperationHandler {
-  const loadWebsite = (id: string) => deps.db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const loadWebsite = async (id: string) => {
+    const row = await deps.db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw new FailedPrecondition('WEBSITE_DELETED', `website ${id} was deleted while it was being provisioned`);
+    return row;
+  };
   return {
     async run(op) {
       const website = await loadWebsite(op.websiteId!);

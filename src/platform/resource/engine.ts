@@ -109,8 +109,6 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const collectionParams = templateParams(decl.collectionPath);
   const itemParams = templateParams(decl.itemPath);
   const ownIdParam = itemParams[itemParams.length - 1];
-  /** The column the collection's parent id goes into (`account_id` for projects), if any. */
-  const parentColumn = collectionParams[collectionParams.length - 1];
   const hooks = decl.hooks ?? {};
   const fields = Object.entries(decl.fields);
 
