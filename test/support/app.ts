@@ -35,7 +35,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, opts: { logger?: Parameters<typeof buildApp>[0]['logger'] } = {}): Promise<TestApp> {
   const fresh = await freshDatabase();
   const config = loadConfig({
     DATA_DIR: fresh.dataDir,
@@ -44,7 +44,13 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     ...(fresh.url ? { DATABASE_URL: fresh.url } : {}),
     ...env,
   });
-  const platform = await buildApp({ config, database: fresh.database });
+  let platform: Platform;
+  try {
+    platform = await buildApp({ config, database: fresh.database, logger: opts.logger });
+  } catch (err) {
+    await fresh.cleanup();
+    throw err;
+  }
   const worker = platform.operations.startWorker({ concurrency: 1, pollMs: 20 });
   const { app } = platform;
   await app.ready();
