@@ -138,9 +138,3 @@ export function renderError(err: ApiError, requestId: string | undefined): Error
   if (requestId) details.push({ type: 'REQUEST_INFO', request_id: requestId });
   return { error: { code: err.httpCode, status: err.status, message: err.message, details } };
 }
-
-/** Error body stored inside an Operation or a run: same shape, no request id. */
-export function errorPayload(err: unknown): ErrorBody['error'] {
-  const api = err instanceof ApiError ? err : new Internal();
-  return renderError(api, undefined).error;
-}

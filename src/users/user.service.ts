@@ -39,10 +39,9 @@ export function createUserService(deps: { db: Kysely<any>; tokens: TokenService 
   const failuresByAddress = createRateLimiter({ limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS });
 
   async function issue(user: { id: string; token_version: number }, now: number): Promise<IssuedToken> {
-    return {
-      token: await deps.tokens.issue(user),
-      expire_time: new Date(now + deps.tokens.lifetimeSeconds * 1000).toISOString(),
-    };
+    // expire_time is the token's own `exp` claim: a client refreshing just before it never meets a 401.
+    const { token, expireMs } = await deps.tokens.issue(user, now);
+    return { token, expire_time: new Date(expireMs).toISOString() };
   }
 
   return {

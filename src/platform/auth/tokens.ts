@@ -11,8 +11,11 @@ const VERIFIED_TOKEN_TTL_MS = 30_000;
 const TOKEN_VERSION_TTL_MS = 5_000;
 
 export interface TokenService {
-  /** A signed bearer token for the user at its current token version. */
-  issue(user: { id: string; token_version: number }): Promise<string>;
+  /**
+   * A signed bearer token for the user at its current token version, issued at `now`, and the instant
+   * it stops working (its `exp` claim, whole seconds, so the announced expiry is exactly the real one).
+   */
+  issue(user: { id: string; token_version: number }, now: number): Promise<{ token: string; expireMs: number }>;
   /** The caller behind an `Authorization` header; throws Unauthenticated otherwise. */
   authenticate(authorization: string | undefined, now: number): Promise<Caller>;
   /** Forget what this process cached about a user's tokens (after sign-out-everywhere). */
@@ -54,14 +57,17 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
 
   return {
     lifetimeSeconds: opts.lifetimeSeconds,
-    async issue(user) {
-      return new SignJWT({ ver: user.token_version })
+    async issue(user, now) {
+      const issuedAt = Math.floor(now / 1000);
+      const expiresAt = issuedAt + opts.lifetimeSeconds;
+      const token = await new SignJWT({ ver: user.token_version })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
         .setSubject(user.id)
         .setIssuer(ISSUER)
-        .setIssuedAt()
-        .setExpirationTime(`${opts.lifetimeSeconds}s`)
+        .setIssuedAt(issuedAt)
+        .setExpirationTime(expiresAt)
         .sign(opts.secret);
+      return { token, expireMs: expiresAt * 1000 };
     },
     async authenticate(authorization, now) {
       if (!authorization) throw new Unauthenticated('missing Authorization: Bearer token');

@@ -79,6 +79,8 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_MAX ?? 10) });
+    // An idle connection the server drops (restart, failover) must not crash the process: the pool replaces it.
+    pool.on('error', (err) => console.error(`postgres: idle connection lost (${(err as { code?: string }).code ?? err.message})`));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     return { db, read: db, dialect: postgresDialect, close: () => db.destroy() };
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
-import { ApiError, Cancelled, FailedPrecondition, Internal, NotFound, errorPayload } from '../errors.js';
+import { ApiError, Cancelled, FailedPrecondition, Internal, NotFound, renderError } from '../errors.js';
 import { newId } from '../resource/ids.js';
 
 /**
@@ -161,6 +161,8 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
 
   async function execute(row: Record<string, any>): Promise<void> {
     const handler = handlers.get(row.type);
+    // Set once another worker holds the lease: this run must stop without recording any outcome.
+    let leaseLost = false;
     let lastBeat = Date.now();
     const heartbeat = async () => {
       lastBeat = Date.now();
@@ -188,7 +190,10 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       },
       async checkpoint() {
         const current = await db.selectFrom('operations').select(['cancel_requested', 'lease_owner']).where('id', '=', row.id).executeTakeFirst();
-        if (!current || current.lease_owner !== workerId) throw new Cancelled('the operation was taken over by another worker');
+        if (!current || current.lease_owner !== workerId) {
+          leaseLost = true;
+          throw new Cancelled('the operation was taken over by another worker');
+        }
         if (dialectBool(current.cancel_requested)) throw new Cancelled();
         if (Date.now() - lastBeat > HEARTBEAT_MS) await heartbeat();
       },
@@ -204,14 +209,24 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       const response = await handler.run(run);
       await finish(row, { response });
     } catch (err) {
+      if (leaseLost) {
+        // Another worker owns the Operation now (this one stalled past its lease): the outcome and the
+        // failure hook are the owner's. Running the hook here would e.g. mark a website FAILED that the
+        // owner is provisioning, or already finished.
+        deps.logger.warn({ operation: row.id, type: row.type }, 'operation lease lost; run abandoned to the new owner');
+        return;
+      }
       const apiError = err instanceof ApiError ? err : new Internal();
-      if (!(err instanceof ApiError)) deps.logger.error({ err, operation: row.id, type: row.type }, 'operation failed');
+      // The stored error carries a REQUEST_INFO whose id references this log entry (SPEC 7), like a request's.
+      const reference = `op_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
+      if (!(err instanceof ApiError)) deps.logger.error({ err, operation: row.id, type: row.type, request_id: reference }, 'operation failed');
+      else deps.logger.info({ operation: row.id, type: row.type, status: apiError.status, request_id: reference }, 'operation ended with an error');
       try {
         await handler?.onFailure?.(run, apiError);
       } catch (hookErr) {
-        deps.logger.error({ err: hookErr, operation: row.id }, 'operation failure hook failed');
+        deps.logger.error({ err: hookErr, operation: row.id, request_id: reference }, 'operation failure hook failed');
       }
-      await finish(row, { error: errorPayload(apiError) });
+      await finish(row, { error: renderError(apiError, reference).error });
     } finally {
       clearInterval(timer);
     }
@@ -268,14 +283,19 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     },
     async cancel(id, scope, now) {
       const row = await loadScoped(id, scope);
-      if (row.state === 'DONE') throw new FailedPrecondition('OPERATION_DONE', `operation ${id} has already finished`);
-      await db
+      const finished = () => new FailedPrecondition('OPERATION_DONE', `operation ${id} has already finished`);
+      if (row.state === 'DONE') throw finished();
+      // Answer the row as this write left it (still running): re-reading it afterwards could already find
+      // it done, because a worker honours the request at its next checkpoint, possibly within milliseconds.
+      const requested = await db
         .updateTable('operations')
-        .set({ cancel_requested: dialect.bool(true), update_time: now })
+        .set({ cancel_requested: dialect.bool(true), update_time: Math.max(now, Number(row.update_time)) })
         .where('id', '=', id)
         .where('state', '!=', 'DONE')
-        .execute();
-      return toResource(await loadScoped(id, scope));
+        .returningAll()
+        .executeTakeFirst();
+      if (!requested) throw finished();
+      return toResource(requested);
     },
     runOne,
     startWorker(opts = {}) {
