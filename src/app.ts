@@ -58,10 +58,7 @@ export async function buildApp(opts: { config: Config; database: Database; logge
     routerOptions: { maxParamLength: 256 },
   });
   app.setValidatorCompiler(createValidatorCompiler());
-  installErrorHandling(app);
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
+  // CORS first, so every answer (redirects and errors included) carries its headers.
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
@@ -69,7 +66,10 @@ export async function buildApp(opts: { config: Config; database: Database; logge
     exposedHeaders: ['ETag', 'Location', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   });
-
+  installErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
   const operations = createOperations({ database, logger: app.log });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
   const access = createAccessService(database.db);

@@ -68,6 +68,9 @@ export function toApiError(err: FastifyError & { validation?: AjvError[]; valida
  * A 500 is logged with the same request id the body carries; its text never leaks.
  */
 export function installErrorHandling(app: FastifyInstance): void {
+  // JSON only: Fastify's built-in text/plain parser would hand a string to the body schema (400)
+  // where an unsupported media type is 415.
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
     // An empty body is no body: custom methods take an optional empty body.
@@ -86,15 +89,25 @@ export function installErrorHandling(app: FastifyInstance): void {
     return reply.code(apiError.httpCode).send(renderError(apiError, request.id));
   });
 
+  // Before routing decides anything: `/accounts/` would otherwise match `/accounts/:account_id` with an empty id.
+  app.addHook('onRequest', async (request, reply) => {
+    if (redirectTrailingSlash(request, reply)) return reply;
+  });
+
   app.setNotFoundHandler((request, reply) => {
-    const [path, query] = splitUrl(request.url);
-    if (path.length > 1 && path.endsWith('/')) {
-      // Canonical paths have no trailing slash.
-      return reply.code(301).header('location', path.replace(/\/+$/, '') + (query ? `?${query}` : '')).send();
-    }
-    const err = new NotFound(`no route ${request.method} ${path}`);
+    if (redirectTrailingSlash(request, reply)) return reply;
+    const err = new NotFound(`no route ${request.method} ${splitUrl(request.url)[0]}`);
     return reply.code(404).send(renderError(err, request.id));
   });
+}
+
+/** Canonical paths have no trailing slash: answers 301 to the path without it (query kept) and returns true. */
+function redirectTrailingSlash(request: FastifyRequest, reply: FastifyReply): boolean {
+  if (reply.sent) return true;
+  const [path, query] = splitUrl(request.url);
+  if (path.length <= 1 || !path.endsWith('/')) return false;
+  reply.code(301).header('location', path.replace(/\/+$/, '') + (query ? `?${query}` : '')).send();
+  return true;
 }
 
 function splitUrl(url: string): [string, string] {

@@ -235,6 +235,30 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return row;
   }
 
+  /** Scope of a create's `request_id`: one collection, one caller. */
+  function idempotencyScopeOf(ctx: RequestContext, params: Record<string, string>): string {
+    return `${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`;
+  }
+
+  /**
+   * The resource a previous create with this `request_id` made. A key whose resource was deleted
+   * since is dropped (inside `trx` only), so the create goes ahead instead of colliding with it.
+   */
+  async function replay(db: Kysely<any>, scope: string, requestId: string, dropStale: boolean): Promise<Resource | undefined> {
+    const previous = await db
+      .selectFrom('idempotency_keys')
+      .select('result')
+      .where('scope', '=', scope)
+      .where('request_id', '=', requestId)
+      .executeTakeFirst();
+    if (!previous) return undefined;
+    const { id } = dialect.readJson<{ id: string }>(previous.result);
+    const existing = await db.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
+    if (existing) return present(existing);
+    if (dropStale) await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('request_id', '=', requestId).execute();
+    return undefined;
+  }
+
   /** Inserts a new row with its hooks inside `trx`; answers the first result again for a repeated request_id. */
   async function insertRow(
     ctx: RequestContext,
@@ -244,19 +268,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     input: Record<string, unknown>,
     opts: CreateOptions,
   ): Promise<Resource> {
-    const idempotencyScope = opts.requestId ? `${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}` : undefined;
+    const idempotencyScope = opts.requestId ? idempotencyScopeOf(ctx, params) : undefined;
     if (idempotencyScope) {
-      const previous = await trx
-        .selectFrom('idempotency_keys')
-        .select('result')
-        .where('scope', '=', idempotencyScope)
-        .where('request_id', '=', opts.requestId!)
-        .executeTakeFirst();
-      if (previous) {
-        const { id } = dialect.readJson<{ id: string }>(previous.result);
-        const existing = await trx.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
-        if (existing) return present(existing);
-      }
+      const previous = await replay(trx, idempotencyScope, opts.requestId!, true);
+      if (previous) return previous;
     }
     const row = newRow(ctx, params, input, opts.id);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
@@ -337,8 +352,17 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (opts.requestId !== undefined && (opts.requestId.length === 0 || opts.requestId.length > 64)) {
         throw InvalidArgument.field('request_id', 'must be 1 to 64 characters');
       }
-      const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, { ...body }, opts));
-      return { resource, created: true };
+      try {
+        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, { ...body }, opts));
+        return { resource, created: true };
+      } catch (err) {
+        // A concurrent create with the same request_id committed first: answer its result.
+        if (err instanceof AlreadyExists && opts.requestId) {
+          const previous = await replay(database.db, idempotencyScopeOf(ctx, params), opts.requestId, false);
+          if (previous) return { resource: previous, created: true };
+        }
+        throw err;
+      }
     },
 
     async update(ctx, params, body, opts = {}) {

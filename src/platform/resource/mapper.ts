@@ -8,9 +8,13 @@ import { isReadable } from './schemas.js';
 export const columnOf = (name: string, field: FieldDecl): string | undefined =>
   field.column === false ? undefined : (field.column ?? name);
 
-/** Strong etag of a stored row: changes with every write (the row's revision). */
+/**
+ * Strong etag of a stored row: changes with every write (the row's revision). The create time
+ * tells incarnations apart, so a row deleted and re-created under the same client-chosen id does
+ * not repeat an etag a client may still hold.
+ */
 export function etagOf(table: string, row: Row): string {
-  return createHash('sha1').update(`${table}/${row.id}/${row.revision}`).digest('base64url').slice(0, 20);
+  return createHash('sha1').update(`${table}/${row.id}/${Number(row.create_time)}/${row.revision}`).digest('base64url').slice(0, 20);
 }
 
 /** A stored value as the API shows it. */

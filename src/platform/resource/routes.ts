@@ -29,9 +29,9 @@ const boolQuery = (description: string): JsonSchema => ({ type: 'boolean', descr
 const listQuery: JsonSchema = {
   type: 'object',
   properties: {
-    page_size: { type: 'string', maxLength: 12, description: '1 to 100, default 50; larger is clamped.' },
+    page_size: { type: 'string', maxLength: 32, description: '1 to 100, default 50; larger is clamped.' },
     page_token: { type: 'string', maxLength: 4096, description: 'From a previous `next_page_token`.' },
-    skip: { type: 'string', maxLength: 12, description: 'Rows to skip; `skip + page_size` at most 10000.' },
+    skip: { type: 'string', maxLength: 32, description: 'Rows to skip; `skip + page_size` at most 10000.' },
     order_by: { type: 'string', maxLength: 512, description: 'Comma-separated `field [asc|desc]`, at most 3 keys.' },
     filter: { type: 'string', maxLength: 2000, description: 'AIP-160 filter over the filterable fields.' },
   },
