@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import { columnTypes } from './column-types.js';
 
 /** Users, accounts, memberships, projects, websites, operations, idempotency keys, sign-up hand-offs. */
@@ -51,7 +50,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('create_time', 'bigint', (c) => c.notNull())
     .addColumn('update_time', 'bigint', (c) => c.notNull())
     .execute();
+  // One index per declared sort order, led by the tenant: serves ORDER BY and the keyset condition.
   await db.schema.createIndex('projects_account_create_time').on('projects').columns(['account_id', 'create_time', 'id']).execute();
+  await db.schema.createIndex('projects_account_display_name').on('projects').columns(['account_id', 'display_name', 'id']).execute();
 
   await db.schema
     .createTable('websites')
@@ -69,6 +70,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('update_time', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('websites_project_create_time').on('websites').columns(['project_id', 'create_time', 'id']).execute();
+  await db.schema.createIndex('websites_project_display_name').on('websites').columns(['project_id', 'display_name', 'id']).execute();
+  await db.schema.createIndex('websites_account').on('websites').columns(['account_id']).execute();
 
   await db.schema
     .createTable('operations')
@@ -112,7 +115,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expire_time', 'bigint', (c) => c.notNull())
     .addColumn('create_time', 'bigint', (c) => c.notNull())
     .execute();
-  void sql;
 }
 
 export async function down(): Promise<void> {
