@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
@@ -64,11 +64,24 @@ const postgresDialect: SqlDialect = {
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
 };
 
-/** A connected database: `db` for writes and transactions, `read` for heavy list/count reads. */
+/** Runs one SQL text (compiled by Kysely) with new parameters, as a prepared statement. */
+export type PreparedRead = (parameters: readonly unknown[]) => Promise<Record<string, any>[]>;
+
+/**
+ * A connected database: `db` for writes and transactions, `read` for heavy list/count reads
+ * (SQLite: reader threads; PostgreSQL: a pool of its own, so slow lists never hold the
+ * connections cheap reads need), and `prepare` for hot point reads.
+ */
 export interface Database {
   readonly db: Kysely<any>;
   readonly read: Kysely<any>;
   readonly dialect: SqlDialect;
+  /**
+   * A prepared statement for a hot read (Get by id). SQLite: a cached statement on the writer
+   * connection (point reads are microseconds). PostgreSQL: a named statement, planned once per
+   * connection; only for point lookups, never for LIKE filters, whose generic plans go bad.
+   */
+  prepare(sql: string): PreparedRead;
   close(): Promise<void>;
 }
 
@@ -78,11 +91,31 @@ pg.types.setTypeParser(20, (v) => Number(v));
 /** Opens PostgreSQL when `databaseUrl` is set, else the embedded SQLite file in `dataDir`. */
 export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: Number(process.env.PG_POOL_MAX ?? 10) });
-    // An idle connection the server drops (restart, failover) must not crash the process: the pool replaces it.
-    pool.on('error', (err) => console.error(`postgres: idle connection lost (${(err as { code?: string }).code ?? err.message})`));
+    const openPool = (max: number) => {
+      const pool = new pg.Pool({ connectionString: opts.databaseUrl, max });
+      // An idle connection the server drops (restart, failover) must not crash the process: the pool replaces it.
+      pool.on('error', (err) => console.error(`postgres: idle connection lost (${(err as { code?: string }).code ?? err.message})`));
+      return pool;
+    };
+    const pool = openPool(Number(process.env.PG_POOL_MAX ?? 10));
+    const readPool = openPool(Number(process.env.PG_READ_POOL_MAX ?? 4));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
-    return { db, read: db, dialect: postgresDialect, close: () => db.destroy() };
+    const read = new Kysely<any>({ dialect: new PostgresDialect({ pool: readPool }) });
+    const names = new Map<string, string>();
+    return {
+      db,
+      read,
+      dialect: postgresDialect,
+      prepare(text) {
+        let name = names.get(text);
+        if (!name) names.set(text, (name = `hot_${names.size}`));
+        return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
+      },
+      close: async () => {
+        await read.destroy();
+        await db.destroy();
+      },
+    };
   }
   const file = opts.sqliteFile ?? join(opts.dataDir, 'platform.sqlite');
   const connection = new SQLite(file);
@@ -90,14 +123,25 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  const cached = withStatementCache(connection);
+  const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cached }) });
+  const prepare = (sql: string): PreparedRead => {
+    const statement = cached.prepare(sql);
+    return async (parameters) => {
+      // While a transaction is open on the one writer connection its uncommitted rows would be
+      // visible here: wait for it through Kysely's connection mutex instead.
+      if (connection.inTransaction) return (await db.executeQuery(CompiledQuery.raw(sql, parameters as unknown[]))).rows as Record<string, any>[];
+      return statement.all(parameters as unknown[]) as Record<string, any>[];
+    };
+  };
   const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? 2);
-  if (readers === 0) return { db, read: db, dialect: sqliteDialect, close: () => db.destroy() };
+  if (readers === 0) return { db, read: db, dialect: sqliteDialect, prepare, close: () => db.destroy() };
   const read = createSqliteReaders(file, readers);
   return {
     db,
     read,
     dialect: sqliteDialect,
+    prepare,
     close: async () => {
       await read.destroy();
       await db.destroy();

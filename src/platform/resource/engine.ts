@@ -7,7 +7,7 @@ import { keysetAfter, orderTerms, parseOrderBy } from '../query/order.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
 import { checkClientId, newId } from './ids.js';
-import { columnOf, etagOf, toResource, toStored } from './mapper.js';
+import { columnOf, compileMapper, etagOf, toStored } from './mapper.js';
 import { fillFromParams, templateParams } from './paths.js';
 import { has, isWritable } from './schemas.js';
 
@@ -144,11 +144,33 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return q;
   }
 
-  function present(row: Row): Resource {
-    return toResource(decl, row, dialect);
+  const present = compileMapper(decl, dialect);
+
+  /**
+   * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
+   * the account and path ids) and run as a prepared statement.
+   */
+  const hotGet = new Map<boolean, { run: (values: readonly unknown[]) => Promise<Row[]>; slots: string[] }>();
+  function hotGetFor(withAccount: boolean) {
+    let prepared = hotGet.get(withAccount);
+    if (!prepared) {
+      const placeholders: Record<string, string> = Object.fromEntries(itemParams.map((p) => [p, `\u0000${p}`]));
+      const ctx = { access: withAccount ? { accountId: '\u0000account' } : undefined } as RequestContext;
+      const compiled = scoped(database.db.selectFrom(decl.table).selectAll(), ctx, placeholders, itemParams).compile();
+      prepared = { run: database.prepare(compiled.sql), slots: compiled.parameters.map((p) => String(p).slice(1)) };
+      hotGet.set(withAccount, prepared);
+    }
+    return prepared;
   }
 
   async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
+    if (db === database.db && !forUpdate) {
+      const prepared = hotGetFor(ctx.access !== undefined);
+      const values = prepared.slots.map((slot) => (slot === 'account' ? ctx.access!.accountId : params[slot]));
+      const [row] = await prepared.run(values);
+      if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
+      return row;
+    }
     let query = scoped(db.selectFrom(decl.table).selectAll(), ctx, params, itemParams);
     if (forUpdate) query = dialect.forUpdate(query);
     const row = await query.executeTakeFirst();
@@ -401,7 +423,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           }
           throw err;
         }
-        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(decl.table, previous))) {
+        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
           throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
         }
         const next: Row = { ...previous };
@@ -441,7 +463,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     async delete(ctx, params, opts = {}) {
       await inTransaction(false, async (trx, pending) => {
         const previous = await load(trx, ctx, params, true);
-        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(decl.table, previous))) {
+        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
           throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
         }
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { SqlDialect } from '../db/database.js';
 import type { FieldDecl, ResourceDecl, Row } from './declaration.js';
-import { fillTemplate } from './paths.js';
+import { templateParams } from './paths.js';
 import { isReadable } from './schemas.js';
 
 /** Column of a field, or undefined when the engine does not store it. */
@@ -13,8 +12,9 @@ export const columnOf = (name: string, field: FieldDecl): string | undefined =>
  * tells incarnations apart, so a row deleted and re-created under the same client-chosen id does
  * not repeat an etag a client may still hold.
  */
-export function etagOf(table: string, row: Row): string {
-  return createHash('sha1').update(`${table}/${row.id}/${Number(row.create_time)}/${row.revision}`).digest('base64url').slice(0, 20);
+export function etagOf(row: Row): string {
+  // Cheap on purpose (computed for every listed row); opaque to clients, never parsed back.
+  return `${Number(row.revision).toString(36)}-${Number(row.create_time).toString(36)}`;
 }
 
 /** A stored value as the API shows it. */
@@ -52,18 +52,40 @@ export function toStored(field: FieldDecl, value: unknown, dialect: SqlDialect):
   }
 }
 
-/** Maps a stored row to the resource as returned: name, id, fields, timestamps, etag, computed fields. */
-export function toResource(decl: ResourceDecl, row: Row, dialect: SqlDialect): Record<string, unknown> {
-  const resource: Record<string, unknown> = { name: fillTemplate(decl.itemPath, row), id: row.id };
+/** Builds `name` from a row: the item path with the row's id last and its columns for the other parameters. */
+export function compileNameBuilder(template: string): (row: Row) => string {
+  const params = templateParams(template);
+  const parts = template.split(/\{[a-z_]+\}/);
+  const last = params.length - 1;
+  return (row) => {
+    let name = parts[0];
+    for (let i = 0; i < params.length; i++) name += String(i === last ? row.id : row[params[i]]) + parts[i + 1];
+    return name;
+  };
+}
+
+/**
+ * Compiles the row → resource mapping of a declaration once (name, readable fields, timestamps,
+ * etag, computed fields), so listing a page does no per-row reflection over the declaration.
+ */
+export function compileMapper(decl: ResourceDecl, dialect: SqlDialect): (row: Row) => Record<string, unknown> {
+  const nameOf = compileNameBuilder(decl.itemPath);
+  const readable: Array<[string, string, FieldDecl]> = [];
   for (const [name, field] of Object.entries(decl.fields)) {
     const column = columnOf(name, field);
-    if (!column || !isReadable(field)) continue;
-    const value = toWire(field, row[column], dialect);
-    if (value !== undefined) resource[name] = value;
+    if (column && isReadable(field)) readable.push([name, column, field]);
   }
-  resource.create_time = new Date(Number(row.create_time)).toISOString();
-  resource.update_time = new Date(Number(row.update_time)).toISOString();
-  resource.etag = etagOf(decl.table, row);
-  decl.hooks?.present?.(row, resource);
-  return resource;
+  const present = decl.hooks?.present;
+  return (row) => {
+    const resource: Record<string, unknown> = { name: nameOf(row), id: row.id };
+    for (const [name, column, field] of readable) {
+      const value = toWire(field, row[column], dialect);
+      if (value !== undefined) resource[name] = value;
+    }
+    resource.create_time = new Date(Number(row.create_time)).toISOString();
+    resource.update_time = new Date(Number(row.update_time)).toISOString();
+    resource.etag = etagOf(row);
+    present?.(row, resource);
+    return resource;
+  };
 }
