@@ -1,6 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteReaders } from './sqlite-readers.js';
 
@@ -98,7 +99,8 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
       return pool;
     };
     const pool = openPool(Number(process.env.PG_POOL_MAX ?? 10));
-    const readPool = openPool(Number(process.env.PG_READ_POOL_MAX ?? 4));
+    // Few heavy reads at once: each can keep a core busy, and cheap requests need one too.
+    const readPool = openPool(Number(process.env.PG_READ_POOL_MAX ?? Math.max(2, availableParallelism())));
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     const read = new Kysely<any>({ dialect: new PostgresDialect({ pool: readPool }) });
     const names = new Map<string, string>();
@@ -134,7 +136,8 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
       return statement.all(parameters as unknown[]) as Record<string, any>[];
     };
   };
-  const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? 2);
+  // One core stays with the event loop: reader threads beyond that would starve cheap requests.
+  const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? Math.max(1, availableParallelism() - 1));
   if (readers === 0) return { db, read: db, dialect: sqliteDialect, prepare, close: () => db.destroy() };
   const read = createSqliteReaders(file, readers);
   return {

@@ -105,10 +105,18 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
 
   const dialectBool = (v: unknown) => v === true || v === 1;
 
+  // Polling an Operation is a hot read: prepared once per scope shape.
+  const byIdInWebsite = deps.database.prepare(
+    db.selectFrom('operations').selectAll().where('id', '=', '').where('account_id', '=', '').where('website_id', '=', '').compile().sql,
+  );
+  const byIdInAccount = deps.database.prepare(
+    db.selectFrom('operations').selectAll().where('id', '=', '').where('account_id', '=', '').compile().sql,
+  );
+
   async function loadScoped(id: string, scope: { accountId: string; websiteId?: string }) {
-    let q = db.selectFrom('operations').selectAll().where('id', '=', id).where('account_id', '=', scope.accountId);
-    if (scope.websiteId) q = q.where('website_id', '=', scope.websiteId);
-    const row = await q.executeTakeFirst();
+    const [row] = scope.websiteId
+      ? await byIdInWebsite([id, scope.accountId, scope.websiteId])
+      : await byIdInAccount([id, scope.accountId]);
     if (!row) throw new NotFound(`operation ${id}`);
     return row;
   }
