@@ -31,6 +31,8 @@ export interface SqlDialect {
   isUniqueViolation(err: unknown): boolean;
   /** The driver error of a FOREIGN KEY violation. */
   isForeignKeyViolation(err: unknown): boolean;
+  /** The driver error of a statement cut off by its time limit. */
+  isTimeout(err: unknown): boolean;
 }
 
 /** Escape LIKE wildcards so user text matches literally. */
@@ -50,6 +52,7 @@ const sqliteDialect: SqlDialect = {
   skipLocked: (query) => query,
   isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
+  isTimeout: (err) => (err as { code?: string })?.code === 'SQLITE_INTERRUPT',
 };
 
 const postgresDialect: SqlDialect = {
@@ -63,6 +66,7 @@ const postgresDialect: SqlDialect = {
   skipLocked: (query) => query.forUpdate().skipLocked(),
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
+  isTimeout: (err) => (err as { code?: string })?.code === '57014',
 };
 
 /** Runs one SQL text (compiled by Kysely) with new parameters, as a prepared statement. */
@@ -92,15 +96,20 @@ pg.types.setTypeParser(20, (v) => Number(v));
 /** Opens PostgreSQL when `databaseUrl` is set, else the embedded SQLite file in `dataDir`. */
 export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
-    const openPool = (max: number) => {
-      const pool = new pg.Pool({ connectionString: opts.databaseUrl, max });
+    const openPool = (max: number, options?: string) => {
+      const pool = new pg.Pool({ connectionString: opts.databaseUrl, max, options });
       // An idle connection the server drops (restart, failover) must not crash the process: the pool replaces it.
       pool.on('error', (err) => console.error(`postgres: idle connection lost (${(err as { code?: string }).code ?? err.message})`));
       return pool;
     };
     const pool = openPool(Number(process.env.PG_POOL_MAX ?? 10));
     // Few heavy reads at once: each can keep a core busy, and cheap requests need one too.
-    const readPool = openPool(Number(process.env.PG_READ_POOL_MAX ?? Math.max(2, availableParallelism())));
+    // Each heavy read runs on one backend (no parallel workers) and is cut off after a while, so a
+    // burst of slow lists cannot occupy every core of the database server.
+    const readPool = openPool(
+      Number(process.env.PG_READ_POOL_MAX ?? Math.max(1, availableParallelism() - 1)),
+      `-c max_parallel_workers_per_gather=${Number(process.env.PG_READ_PARALLEL_WORKERS ?? 0)} -c statement_timeout=${Number(process.env.PG_READ_TIMEOUT_MS ?? 30_000)}`,
+    );
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     const read = new Kysely<any>({ dialect: new PostgresDialect({ pool: readPool }) });
     const names = new Map<string, string>();

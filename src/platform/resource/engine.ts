@@ -350,7 +350,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
 
       const countQuery = () =>
         base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow().then((r) => Number(r.count));
-      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : countQuery()]);
+      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : countQuery()]).catch((err) => {
+        if (dialect.isTimeout(err)) throw new ApiError('DEADLINE_EXCEEDED', 'the list took too long to compute; narrow the filter');
+        throw err;
+      });
 
       const more = rows.length > pageSize;
       const items = (more ? rows.slice(0, pageSize) : rows).map(present);
