@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { CaptchaVerifier } from '../platform/captcha/captcha.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
@@ -18,12 +18,11 @@ export function registerSignupRoutes(
   deps: { prefix: string; signup: SignupService; captcha: CaptchaVerifier; rateLimit: RateLimiter },
 ): void {
   const tags = ['signup'];
-  app.addHook('onRequest', async (request) => {
-    if (request.url.endsWith('/openapi.json') || request.url.includes('/docs')) return;
-    deps.rateLimit.hit(request.ip);
-  });
+  // Counted before anything else runs (parsing, validation, the bot check) on every sign-up route.
+  const onRequest = async (request: FastifyRequest) => deps.rateLimit.hit(request.ip);
 
   app.post(`${deps.prefix}/users::check_email_availability`, {
+    onRequest,
     schema: {
       operationId: 'CheckEmailAvailability',
       summary: 'Whether an email can still sign up',
@@ -41,6 +40,7 @@ export function registerSignupRoutes(
   });
 
   app.post(`${deps.prefix}/users`, {
+    onRequest,
     schema: {
       operationId: 'SignUp',
       summary: 'Sign up: user, account, project and website in one step',
@@ -84,6 +84,7 @@ export function registerSignupRoutes(
   });
 
   app.get(`${deps.prefix}/operations/:signup_token`, {
+    onRequest,
     schema: {
       operationId: 'GetSignupOperation',
       summary: 'Poll the provisioning Operation of a sign-up',
