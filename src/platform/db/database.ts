@@ -73,13 +73,18 @@ const postgresDialect: SqlDialect = {
 export type PreparedRead = (parameters: readonly unknown[]) => Promise<Record<string, any>[]>;
 
 /**
- * A connected database: `db` for writes and transactions, `read` for heavy list/count reads
- * (SQLite: reader threads; PostgreSQL: a pool of its own, so slow lists never hold the
- * connections cheap reads need), and `prepare` for hot point reads.
+ * A connected database: `db` for writes and transactions, `read` for List pages, `count` for
+ * exact counts (the one truly heavy read), and `prepare` for hot point reads.
  */
 export interface Database {
   readonly db: Kysely<any>;
+  /** List pages. SQLite: reader threads; PostgreSQL: a pool of its own with a statement timeout. */
   readonly read: Kysely<any>;
+  /**
+   * Exact counts. SQLite: the reader threads; PostgreSQL: a smaller pool (cores − 1), so a burst of
+   * counts keeps at most that many cores busy while pages and cheap requests go on.
+   */
+  readonly count: Kysely<any>;
   readonly dialect: SqlDialect;
   /**
    * A prepared statement for a hot read (Get by id). SQLite: a cached statement on the writer
@@ -103,19 +108,19 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
       return pool;
     };
     const pool = openPool(Number(process.env.PG_POOL_MAX ?? 10));
-    // Few heavy reads at once: each can keep a core busy, and cheap requests need one too.
-    // Each heavy read runs on one backend (no parallel workers) and is cut off after a while, so a
+    // Heavy reads run on one backend each (no parallel workers) and are cut off after a while, so a
     // burst of slow lists cannot occupy every core of the database server.
-    const readPool = openPool(
-      Number(process.env.PG_READ_POOL_MAX ?? Math.max(1, availableParallelism() - 1)),
-      `-c max_parallel_workers_per_gather=${Number(process.env.PG_READ_PARALLEL_WORKERS ?? 0)} -c statement_timeout=${Number(process.env.PG_READ_TIMEOUT_MS ?? 30_000)}`,
-    );
+    const heavy = `-c max_parallel_workers_per_gather=${Number(process.env.PG_READ_PARALLEL_WORKERS ?? 0)} -c statement_timeout=${Number(process.env.PG_READ_TIMEOUT_MS ?? 30_000)}`;
+    const readPool = openPool(Number(process.env.PG_READ_POOL_MAX ?? Math.max(2, availableParallelism())), heavy);
+    const countPool = openPool(Number(process.env.PG_COUNT_POOL_MAX ?? Math.max(1, availableParallelism() - 1)), heavy);
     const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
     const read = new Kysely<any>({ dialect: new PostgresDialect({ pool: readPool }) });
+    const count = new Kysely<any>({ dialect: new PostgresDialect({ pool: countPool }) });
     const names = new Map<string, string>();
     return {
       db,
       read,
+      count,
       dialect: postgresDialect,
       prepare(text) {
         let name = names.get(text);
@@ -123,6 +128,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
       },
       close: async () => {
+        await count.destroy();
         await read.destroy();
         await db.destroy();
       },
@@ -147,11 +153,12 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   };
   // One core stays with the event loop: reader threads beyond that would starve cheap requests.
   const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? Math.max(1, availableParallelism() - 1));
-  if (readers === 0) return { db, read: db, dialect: sqliteDialect, prepare, close: () => db.destroy() };
+  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, close: () => db.destroy() };
   const read = createSqliteReaders(file, readers);
   return {
     db,
     read,
+    count: read,
     dialect: sqliteDialect,
     prepare,
     close: async () => {

@@ -333,15 +333,18 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
       const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
-      const reader = database.read;
-      let base = reader.selectFrom(decl.table);
-      if (decl.table === 'accounts') {
-        base = base.where('id', 'in', reader.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
-      } else {
-        base = scoped(base, { ...ctx }, params, collectionParams);
-      }
-      if (filter.where) base = base.where(filter.where);
-
+      // The page and the count go to different connections (PostgreSQL), so a first page costs
+      // max(page, count), and counts are bounded on their own.
+      const filtered = (db: Kysely<any>) => {
+        let q = db.selectFrom(decl.table);
+        if (decl.table === 'accounts') {
+          q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
+        } else {
+          q = scoped(q, ctx, params, collectionParams);
+        }
+        return filter.where ? q.where(filter.where) : q;
+      };
+      const base = filtered(database.read);
       let page = base.selectAll();
       if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
       for (const term of orderTerms(order.columns)) page = page.orderBy(term);
@@ -349,7 +352,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (skip) page = page.offset(skip);
 
       const countQuery = () =>
-        base.select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow().then((r) => Number(r.count));
+        filtered(database.count)
+          .select((eb) => eb.fn.countAll().as('count'))
+          .executeTakeFirstOrThrow()
+          .then((r) => Number(r.count));
       const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : countQuery()]).catch((err) => {
         if (dialect.isTimeout(err)) throw new ApiError('DEADLINE_EXCEEDED', 'the list took too long to compute; narrow the filter');
         throw err;
