@@ -33,6 +33,8 @@ export interface SqlDialect {
   isForeignKeyViolation(err: unknown): boolean;
   /** The driver error of a statement cut off by its time limit. */
   isTimeout(err: unknown): boolean;
+  /** Tells subscribers of `channel` in other processes, when the transaction commits (no-op on SQLite). */
+  notify(db: Kysely<any>, channel: string): Promise<void>;
 }
 
 /** Escape LIKE wildcards so user text matches literally. */
@@ -53,6 +55,7 @@ const sqliteDialect: SqlDialect = {
   isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTimeout: (err) => (err as { code?: string })?.code === 'SQLITE_INTERRUPT',
+  notify: async () => {},
 };
 
 const postgresDialect: SqlDialect = {
@@ -67,6 +70,10 @@ const postgresDialect: SqlDialect = {
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
   isTimeout: (err) => (err as { code?: string })?.code === '57014',
+  // NOTIFY inside a transaction is delivered at commit, never for a rollback.
+  notify: async (db, channel) => {
+    await sql`select pg_notify(${channel}, '')`.execute(db);
+  },
 };
 
 /** Runs one SQL text (compiled by Kysely) with new parameters, as a prepared statement. */
@@ -92,6 +99,11 @@ export interface Database {
    * connection; only for point lookups, never for LIKE filters, whose generic plans go bad.
    */
   prepare(sql: string): PreparedRead;
+  /**
+   * Calls `onMessage` whenever another process sends `notify(channel)` (PostgreSQL LISTEN/NOTIFY);
+   * undefined where the dialect has no such channel (SQLite: workers poll).
+   */
+  subscribe?(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -126,6 +138,17 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         let name = names.get(text);
         if (!name) names.set(text, (name = `hot_${names.size}`));
         return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
+      },
+      async subscribe(channel, onMessage) {
+        // A connection of its own, outside the pools: LISTEN lasts as long as the session.
+        const client = new pg.Client({ connectionString: opts.databaseUrl });
+        client.on('error', (err) => console.error(`postgres: listener connection lost (${err.message})`));
+        client.on('notification', (message) => {
+          if (message.channel === channel) onMessage();
+        });
+        await client.connect();
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        return () => client.end();
       },
       close: async () => {
         await count.destroy();

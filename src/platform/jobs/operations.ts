@@ -52,6 +52,8 @@ export interface OperationResource {
 }
 
 const LEASE_MS = 30_000;
+/** PostgreSQL NOTIFY channel announcing new work. */
+const WORK_CHANNEL = 'platform_operations';
 const HEARTBEAT_MS = 10_000;
 const MAX_ATTEMPTS = 3;
 /** Finished Operations are kept this long (SPEC: at least 24 h). */
@@ -256,7 +258,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     return true;
   }
 
-  return {
+  const operations: Operations = {
     register(type, handler) {
       handlers.set(type, handler);
     },
@@ -279,6 +281,8 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
           update_time: now,
         })
         .execute();
+      // Workers in other processes (`npm run worker`) hear of it at commit instead of at their next poll.
+      await dialect.notify(trx, WORK_CHANNEL);
       return id;
     },
     wake() {
@@ -336,14 +340,20 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
         }
       };
       const loops = Array.from({ length: concurrency }, loop);
+      const unsubscribe = deps.database.subscribe?.(WORK_CHANNEL, () => operations.wake()).catch((err) => {
+        deps.logger.warn({ err }, 'no LISTEN connection for new work; polling only');
+        return undefined;
+      });
       return {
         async stop() {
           stopping = true;
           wakeWaiters.splice(0).forEach((w) => w());
           await Promise.all(loops);
+          await (await unsubscribe)?.();
         },
       };
     },
     purgeExpired,
   };
+  return operations;
 }
