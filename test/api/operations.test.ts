@@ -362,6 +362,19 @@ describe('concurrent workers', () => {
 });
 
 describe('retention', () => {
+  it('forgets a create request_id after 7 days: a repeat then creates anew, a recent one still replays', async () => {
+    const create = (requestId: string) =>
+      t.request('POST', `/tenant-api/v1/accounts/${alice.accountId}/projects`, { token: alice.token, body: { display_name: 'Retained', request_id: requestId } });
+    const first = (await create('keep-me')).json();
+    const stale = (await create('forget-me')).json();
+    await db().updateTable('idempotency_keys').set({ create_time: Date.now() - 8 * DAY }).where('request_id', '=', 'forget-me').execute();
+    await t.platform.operations.purgeExpired(Date.now());
+    expect((await create('keep-me')).json().id).toBe(first.id);
+    const again = await create('forget-me');
+    expect(again.statusCode).toBe(201);
+    expect(again.json().id).not.toBe(stale.id);
+  });
+
   it('keeps finished Operations at least 24 hours: purgeExpired keeps one that ended 23 h ago and removes one that ended 8 days ago', async () => {
     const now = Date.now();
     const write = (state: 'DONE' | 'RUNNING', endedAgo: number) =>

@@ -11,12 +11,15 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const common = { allErrors: true, strict: false, removeAdditional: false as const, useDefaults: false };
   const body = addFormats.default(new Ajv({ ...common, coerceTypes: false }));
   const query = addFormats.default(new Ajv({ ...common, coerceTypes: true }));
-  const cache = new WeakMap<object, ValidateFunction>();
+  // Derived schemas are shared by several routes: compile each once per validator.
+  const compiled = { body: new WeakMap<object, ValidateFunction>(), query: new WeakMap<object, ValidateFunction>() };
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? body : query;
-    let validate = cache.get(schema as object);
-    if (!validate || httpPart !== 'body') validate = ajv.compile(schema as object);
-    if (httpPart === 'body') cache.set(schema as object, validate);
+    const part = httpPart === 'body' ? 'body' : 'query';
+    let validate = compiled[part].get(schema as object);
+    if (!validate) {
+      validate = (part === 'body' ? body : query).compile(schema as object);
+      compiled[part].set(schema as object, validate);
+    }
     return validate as never;
   };
 }

@@ -58,6 +58,8 @@ const HEARTBEAT_MS = 10_000;
 const MAX_ATTEMPTS = 3;
 /** Finished Operations are kept this long (SPEC: at least 24 h). */
 export const OPERATION_RETENTION_MS = 7 * 24 * 3600_000;
+/** `request_id` keys of Creates (and sign-up) are remembered this long. */
+export const IDEMPOTENCY_RETENTION_MS = 7 * 24 * 3600_000;
 
 export interface Operations {
   register(type: string, handler: OperationHandler): void;
@@ -73,7 +75,7 @@ export interface Operations {
   runOne(): Promise<boolean>;
   /** Starts `concurrency` worker loops; resolves `stop()` once running work finished. */
   startWorker(opts?: { concurrency?: number; pollMs?: number }): { stop(): Promise<void> };
-  /** Deletes finished Operations older than the retention period. */
+  /** Deletes finished Operations past retention, and expired request_id keys. */
   purgeExpired(now: number): Promise<number>;
 }
 
@@ -242,12 +244,15 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     }
   }
 
+  /** Deletes finished Operations past retention, and create idempotency keys past theirs. */
   async function purgeExpired(now: number): Promise<number> {
     const result = await db
       .deleteFrom('operations')
       .where('state', '=', 'DONE')
       .where('end_time', '<', now - OPERATION_RETENTION_MS)
       .executeTakeFirst();
+    // A request_id repeated after this long creates anew (AIP-155 lets keys expire).
+    await db.deleteFrom('idempotency_keys').where('create_time', '<', now - IDEMPOTENCY_RETENTION_MS).execute();
     return Number(result.numDeletedRows ?? 0);
   }
 
