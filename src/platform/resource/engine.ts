@@ -123,6 +123,9 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const collectionParams = templateParams(decl.collectionPath);
   const itemParams = templateParams(decl.itemPath);
   const ownIdParam = itemParams[itemParams.length - 1];
+  // A nested resource's id is unique only inside its parents (an overlay's id is its view's id):
+  // every statement that names one row also names those parents.
+  const identityParents = itemParams.slice(0, -1);
   const hooks = decl.hooks ?? {};
   const fields = Object.entries(decl.fields);
 
@@ -159,6 +162,23 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   const present = compileMapper(decl, dialect);
+
+  /** WHERE terms that single out one stored row: its id and, for nested resources, its parents' ids. */
+  function identity<Q extends { where: (...args: any[]) => Q }>(query: Q, row: Row): Q {
+    let q = query.where('id', '=', row.id);
+    for (const p of identityParents) q = q.where(p, '=', row[p]);
+    return q;
+  }
+
+  /** NOT_FOUND when the parent named by the last collection parameter is missing (nested collections). */
+  async function checkParent(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>): Promise<void> {
+    if (!decl.parentTable) return;
+    const parentParam = collectionParams[collectionParams.length - 1];
+    let q = db.selectFrom(decl.parentTable).select('id').where('id', '=', params[parentParam]);
+    if (ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
+    for (const p of collectionParams.slice(0, -1)) q = q.where(p, '=', params[p]);
+    if (!(await q.executeTakeFirst())) throw new NotFound(`${parentParam.replace(/_id$/, '')} ${params[parentParam]}`);
+  }
 
   /**
    * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
@@ -309,11 +329,12 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const previous = await replay(trx, idempotencyScope, opts.requestId!, true);
       if (previous) return previous;
     }
+    await checkParent(trx, ctx, params);
     const row = newRow(ctx, params, input, opts.id);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
     await hooks.beforeCreate?.(wctx, row);
     if (opts.id) {
-      const taken = await trx.selectFrom(decl.table).select('id').where('id', '=', row.id).executeTakeFirst();
+      const taken = await identity(trx.selectFrom(decl.table).select('id'), row).executeTakeFirst();
       if (taken) throw new AlreadyExists(`${decl.singular} ${row.id} already exists`, 'id');
     }
     await trx.insertInto(decl.table).values(row).execute();
@@ -339,7 +360,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     next.update_time = Math.max(ctx.now, Number(previous.update_time));
     const changes: Row = {};
     for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
-    await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
+    await identity(trx.updateTable(decl.table).set(changes), previous).execute();
     return next;
   }
 
@@ -374,6 +395,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         }
         return filter.where ? q.where(filter.where) : q;
       };
+      if (!cursor) await checkParent(database.read, ctx, params);
       const base = filtered(database.read);
       let page = base.selectAll();
       if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
@@ -507,7 +529,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         const previous = await load(trx, ctx, params, true);
         checkIfMatch(opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
-        await trx.deleteFrom(decl.table).where('id', '=', previous.id).execute();
+        await identity(trx.deleteFrom(decl.table), previous).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));
       });
     },
