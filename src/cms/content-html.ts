@@ -48,6 +48,8 @@ const OPTIONS: sanitizeHtml.IOptions = {
   // Text of dropped elements is kept, except where the element's content is code or markup.
   disallowedTagsMode: 'discard',
   nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'template', 'xmp', 'noembed', 'noframes', 'title'],
+  // An iframe whose source was refused is dropped whole rather than left as an empty frame.
+  exclusiveFilter: (frame) => frame.tag === 'iframe' && !frame.attribs.src,
   transformTags: {
     // A link opening a new tab must not hand the new page a handle on this one.
     a: (tagName, attribs) => (attribs.target === '_blank' ? { tagName, attribs: { ...attribs, rel: 'noopener noreferrer' } } : { tagName, attribs }),
