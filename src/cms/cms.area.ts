@@ -1,6 +1,7 @@
 import type { Area, ProvisioningStep, ViewReference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { cmsBlockResource, BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
+import { cmsPageGroupResource, pageGroupViewReference } from './cms-page-group.resource.js';
 import { cmsPageResource, PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { overlayReference, visibleViewsReference } from './cms.service.js';
 import { overlayResource } from './overlay.js';
@@ -57,6 +58,7 @@ export const cmsArea: Area = {
       collection: 'cms_pages',
       contentFields: Object.keys(PAGE_CONTENT_FIELDS),
       plainFields: ['url_key', 'is_active', 'meta_robots', 'visible_view_ids'],
+      groups: { table: 'cms_page_groups', membersTable: 'cms_page_group_members' },
     });
     const blockResolver = createResolver(deps.database, {
       table: 'cms_blocks',
@@ -80,6 +82,7 @@ export const cmsArea: Area = {
         richText: RICH_TEXT,
         dialect,
       }),
+      cmsPageGroupResource({ dialect }),
       cmsBlockResource({ dialect, resolver: blockResolver }),
       overlayResource({
         singular: 'CmsBlockView',
@@ -103,6 +106,7 @@ export function cmsViewReferences(dialect: SqlDialect): ViewReference[] {
   return [
     visibleViewsReference('cms_pages', dialect, 'is_active'),
     overlayReference('cms_page_views'),
+    pageGroupViewReference(dialect),
     visibleViewsReference('cms_blocks', dialect, 'is_active'),
     overlayReference('cms_block_views'),
   ];

@@ -83,27 +83,68 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
   const { dialect } = database;
   const db: Kysely<any> = database.db;
   const overlayColumns = spec.contentFields.map((f) => `o.${f} as o_${f}`);
+  const slot = (name: string) => `\u0000${name}`;
+
+  /**
+   * Compiles a query once, with placeholder values standing for the request's ids, and runs it as a
+   * prepared statement (as the engine's Get does): the read path is the SQL alone.
+   */
+  function prepared(query: { compile(): { sql: string; parameters: readonly unknown[] } }) {
+    const compiled = query.compile();
+    const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith('\u0000') ? p.slice(1) : undefined));
+    // Prepared on first use: SQLite prepares against the schema, which migrations may not have built yet.
+    let run: ReturnType<Database['prepare']> | undefined;
+    return async (values: Record<string, unknown>) => {
+      run ??= database.prepare(compiled.sql);
+      return (await run(slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name]))))[0];
+    };
+  }
+
+  const resolveRow = (namedView: boolean) =>
+    prepared(
+      db
+        .selectFrom(`${spec.table} as r`)
+        .leftJoin('views as vw', (join) => {
+          const j = join.onRef('vw.website_id', '=', 'r.website_id');
+          return namedView ? j.on('vw.id', '=', slot('view')) : j.on('vw.is_default', '=', dialect.bool(true) as never);
+        })
+        .leftJoin(`${spec.overlayTable} as o`, (join) =>
+          join.onRef('o.website_id', '=', 'r.website_id').onRef(`o.${spec.overlayParent}`, '=', 'r.id').onRef('o.id', '=', 'vw.id'),
+        )
+        .selectAll('r')
+        .select(['vw.id as view_found', 'o.overridden as o_overridden', 'o.update_time as o_update_time', ...overlayColumns])
+        .where('r.website_id', '=', slot('website'))
+        .where('r.id', '=', slot('id'))
+        .where('r.account_id', '=', slot('account')),
+    );
+  const inNamedView = resolveRow(true);
+  const inDefaultView = resolveRow(false);
+
+  // One row per existing group: the best matching version, or nulls when none matches.
+  const bestVersion = spec.groups
+    ? prepared(
+        db
+          .selectFrom('customer_groups as cg')
+          .leftJoin(`${spec.groups.membersTable} as m`, (join) =>
+            join
+              .onRef('m.website_id', '=', 'cg.website_id')
+              .onRef('m.customer_group_id', '=', 'cg.id')
+              .on('m.cms_page_id', '=', slot('page'))
+              // '' stands for "every view"; without a view only those match.
+              .on('m.view_id', 'in', [slot('view'), '']),
+          )
+          .leftJoin(`${spec.groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
+          .select(['cg.id as group_found', 'g.id as version_id', 'g.update_time as version_update_time', ...spec.contentFields.map((f) => `g.${f} as g_${f}`)])
+          .where('cg.website_id', '=', slot('website'))
+          .where('cg.id', '=', slot('group'))
+          .orderBy('m.priority', 'desc')
+          .orderBy('m.create_time', 'asc')
+          .limit(1),
+      )
+    : undefined;
 
   async function groupVersion(websiteId: string, pageId: string, viewId: string | undefined, groupId: string): Promise<Row | undefined> {
-    const groups = spec.groups!;
-    // One row per existing group: the best matching version, or nulls when none matches.
-    const row = await db
-      .selectFrom('customer_groups as cg')
-      .leftJoin(`${groups.membersTable} as m`, (join) =>
-        join
-          .onRef('m.website_id', '=', 'cg.website_id')
-          .onRef('m.customer_group_id', '=', 'cg.id')
-          .on('m.cms_page_id', '=', pageId)
-          .on('m.view_id', 'in', viewId ? [viewId, ''] : ['']),
-      )
-      .leftJoin(`${groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
-      .select(['cg.id as group_found', 'g.id as version_id', 'g.update_time as version_update_time', ...spec.contentFields.map((f) => `g.${f} as g_${f}`)])
-      .where('cg.website_id', '=', websiteId)
-      .where('cg.id', '=', groupId)
-      .orderBy('m.priority', 'desc')
-      .orderBy('m.create_time', 'asc')
-      .limit(1)
-      .executeTakeFirst();
+    const row = await bestVersion!({ website: websiteId, page: pageId, view: viewId ?? '', group: groupId });
     if (!row) throw InvalidArgument.field('customer_group_id', `${groupId} is not a customer group of this website`);
     return row.version_id ? row : undefined;
   }
@@ -112,21 +153,8 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
     async resolve(ctx, params, body) {
       const websiteId = params.website_id;
       const id = params[spec.param];
-      const row = await db
-        .selectFrom(`${spec.table} as r`)
-        .leftJoin('views as vw', (join) => {
-          const j = join.onRef('vw.website_id', '=', 'r.website_id');
-          return body.view_id ? j.on('vw.id', '=', body.view_id) : j.on('vw.is_default', '=', dialect.bool(true) as never);
-        })
-        .leftJoin(`${spec.overlayTable} as o`, (join) =>
-          join.onRef('o.website_id', '=', 'r.website_id').onRef(`o.${spec.overlayParent}`, '=', 'r.id').onRef('o.id', '=', 'vw.id'),
-        )
-        .selectAll('r')
-        .select(['vw.id as view_found', 'o.overridden as o_overridden', 'o.update_time as o_update_time', ...overlayColumns])
-        .where('r.website_id', '=', websiteId)
-        .where('r.id', '=', id)
-        .where('r.account_id', '=', ctx.access!.accountId)
-        .executeTakeFirst();
+      const values = { website: websiteId, id, account: ctx.access!.accountId, view: body.view_id };
+      const row = await (body.view_id ? inNamedView(values) : inDefaultView(values));
       if (!row) throw new NotFound(`${spec.collection.replace(/s$/, '')} ${id}`);
       if (body.view_id && !row.view_found) throw InvalidArgument.field('view_id', `${body.view_id} is not a view of this website`);
       const viewId = (row.view_found as string | null) ?? undefined;

@@ -63,6 +63,54 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('cms_page_views_create_time').on('cms_page_views').columns(['website_id', 'cms_page_id', 'create_time', 'id']).execute();
   await db.schema.createIndex('cms_page_views_view').on('cms_page_views').columns(['website_id', 'id']).execute();
 
+  // Customer-group versions of a page. Group ids are checked against `customer_groups` on write
+  // (that table belongs to the customers area); resolving starts from the group row, so a deleted
+  // group never matches.
+  await common(
+    db.schema
+      .createTable('cms_page_groups')
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('account_id', 'text', (c) => c.notNull())
+      .addColumn('website_id', 'text', (c) => c.notNull())
+      .addColumn('cms_page_id', 'text', (c) => c.notNull())
+      .addColumn('customer_group_ids', json, (c) => c.notNull())
+      .addColumn('priority', 'integer', (c) => c.notNull())
+      .addColumn('is_active', 'boolean', (c) => c.notNull())
+      .addColumn('visible_view_ids', json, (c) => c.notNull())
+      .addColumn('title', 'text')
+      .addColumn('content_heading', 'text')
+      .addColumn('content', 'text')
+      .addColumn('meta_title', 'text')
+      .addColumn('meta_description', 'text')
+      .addColumn('meta_keywords', 'text'),
+  )
+    .addPrimaryKeyConstraint('cms_page_groups_pk', ['website_id', 'id'])
+    .addForeignKeyConstraint('cms_page_groups_page', ['website_id', 'cms_page_id'], 'cms_pages', ['website_id', 'id'], (c: any) => c.onDelete('cascade'))
+    .execute();
+  await db.schema.createIndex('cms_page_groups_priority').on('cms_page_groups').columns(['website_id', 'cms_page_id', 'priority', 'id']).execute();
+  await db.schema.createIndex('cms_page_groups_create_time').on('cms_page_groups').columns(['website_id', 'cms_page_id', 'create_time', 'id']).execute();
+  // One row per (active version, customer group, view or '' for every view): resolving a page for a
+  // group and a view is one index range, highest priority first.
+  await db.schema
+    .createTable('cms_page_group_members')
+    .addColumn('website_id', 'text', (c) => c.notNull())
+    .addColumn('cms_page_id', 'text', (c) => c.notNull())
+    .addColumn('cms_page_group_id', 'text', (c) => c.notNull())
+    .addColumn('customer_group_id', 'text', (c) => c.notNull())
+    .addColumn('view_id', 'text', (c) => c.notNull())
+    .addColumn('priority', 'integer', (c) => c.notNull())
+    .addColumn('create_time', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('cms_page_group_members_pk', ['website_id', 'cms_page_group_id', 'customer_group_id', 'view_id'])
+    .addForeignKeyConstraint('cms_page_group_members_version', ['website_id', 'cms_page_group_id'], 'cms_page_groups', ['website_id', 'id'], (c: any) =>
+      c.onDelete('cascade'),
+    )
+    .execute();
+  await db.schema
+    .createIndex('cms_page_group_members_resolve')
+    .on('cms_page_group_members')
+    .columns(['website_id', 'cms_page_id', 'customer_group_id', 'view_id', 'priority'])
+    .execute();
+
   await common(
     db.schema
       .createTable('cms_blocks')
@@ -149,7 +197,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['navigation_items', 'navigation_menus', 'cms_block_views', 'cms_blocks', 'cms_page_views', 'cms_pages']) {
+  for (const table of ['navigation_items', 'navigation_menus', 'cms_block_views', 'cms_blocks', 'cms_page_group_members', 'cms_page_groups', 'cms_page_views', 'cms_pages']) {
     await db.schema.dropTable(table).execute();
   }
 }
