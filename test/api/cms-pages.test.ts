@@ -149,6 +149,13 @@ describe('url_key is unique per website and view scope', () => {
     expect(unchanged).toEqual(de);
   });
 
+  it('concurrent creates of one url_key: exactly one wins, the others answer ALREADY_EXISTS', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(pagesUrl, { title: `Race ${i}`, url_key: 'race' })));
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const r of answers.filter((x) => x.statusCode === 409)) expectError(r, 409, 'ALREADY_EXISTS');
+    expect((await list(t, alice.token, pagesUrl, { filter: 'url_key = "race"' })).total_size).toBe(1);
+  });
+
   it('the same url_key on another website is fine', async () => {
     await createPage({ url_key: 'shared-key' });
     expectStatus(await post(`${API}/websites/${bob.websiteId}/cms_pages`, { title: 'S', url_key: 'shared-key' }, bob.token), 201);
