@@ -3,7 +3,7 @@ import type { Caller, RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 
 /** Storage and wire type of a field. Timestamps are RFC 3339 on the wire, epoch ms in the database. */
-export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object';
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object' | 'json';
 
 /**
  * AIP-203 field behaviour. OUTPUT_ONLY: set by the server, ignored when sent. IMMUTABLE: settable
@@ -37,6 +37,8 @@ export interface FieldDecl {
   trim?: boolean;
   /** Extra JSON Schema for the field's OpenAPI description (objects). */
   schema?: Record<string, unknown>;
+  /** For a filterable string: `field:"x"` matches values starting with x instead of containing it (dotted paths). */
+  hasMatchesPrefix?: boolean;
 }
 
 /** A stored row: columns by name. */
@@ -60,6 +62,15 @@ export interface WriteContext extends RequestContext {
  * mapping all derive from this declaration (see docs/architecture.md).
  */
 export interface ResourceDecl {
+  /**
+   * `collection` (default): rows with their own ids. `singleton` (SPEC 2.1): one per parent, the
+   * item path ends with a singular segment (`websites/{website_id}/theme`), the row's `id` is the
+   * parent's id, no `id` field is shown, only Get and Update exist, a never-written singleton
+   * answers its defaults without timestamps, and the first Update creates the row.
+   */
+  kind?: 'collection' | 'singleton';
+  /** A platform catalogue (no tenant in the path, read-only): its routes need only authentication. */
+  catalogue?: boolean;
   /** Plural snake_case collection id: the path segment, the list field and the `name` segment. */
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestContext } from '../auth/context.js';
+import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
 import type { RouteContextFactory } from '../http/route-context.js';
 import { errorResponses, pascal } from '../http/openapi-shapes.js';
@@ -37,6 +39,12 @@ const listQuery: JsonSchema = {
   },
 };
 
+/**
+ * What the derived routes call: the engine's service, or a service of the same shape over another
+ * source (virtual collections such as settings); only the methods the declaration lists are used.
+ */
+export type RoutableService = Pick<ResourceService, 'decl'> & Partial<Pick<ResourceService, 'list' | 'get' | 'create' | 'update' | 'delete'>>;
+
 /** Sends a resource with its ETag header. */
 export function sendResource(reply: FastifyReply, resource: Record<string, unknown>, status = 200) {
   if (typeof resource.etag === 'string') reply.header('etag', `"${resource.etag}"`);
@@ -47,14 +55,19 @@ export function sendResource(reply: FastifyReply, resource: Record<string, unkno
  * Registers the standard methods of a declared resource. Everything comes from the declaration:
  * paths, operationIds, body/query/response schemas, the right each method needs.
  */
-export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, deps: RouteDeps): void {
+export function registerResourceRoutes(app: FastifyInstance, service: RoutableService, deps: RouteDeps): void {
   const decl: ResourceDecl = service.decl;
+  // Platform catalogues have no tenant in the path: authentication is all they need.
+  const context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext> = decl.catalogue
+    ? (request) => deps.context.authenticated(request)
+    : deps.context;
   const plural = pascal(decl.collection);
   const tags = [decl.collection];
   const resource = resourceSchema(decl);
   const itemParams = paramsSchema(decl.itemPath);
   const collectionParams = templateParams(decl.collectionPath).length ? paramsSchema(decl.collectionPath) : undefined;
-  const rightNote = (r: { section: string; access: string }) => `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
+  const rightNote = (r: { section: string; access: string }) =>
+    decl.catalogue ? 'Requires a signed-in user only.' : `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
   const methods = new Set(decl.methods);
 
   if (methods.has('list')) {
@@ -70,8 +83,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.read },
       handler: async (request) => {
-        const ctx = await deps.context(request, decl.collectionPath, decl.rights.read);
-        const result = await service.list(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
+        const ctx = await context(request, decl.collectionPath, decl.rights.read);
+        const result = await service.list!(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
         return { [decl.collection]: result.items, next_page_token: result.nextPageToken ?? '', total_size: result.totalSize };
       },
     });
@@ -103,10 +116,10 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.collectionPath, decl.rights.write);
+        const ctx = await context(request, decl.collectionPath, decl.rights.write);
         const query = request.query as { id?: string; request_id?: string; validate_only?: boolean };
         const { request_id: bodyRequestId, ...body } = (request.body ?? {}) as Record<string, unknown>;
-        const { resource: created } = await service.create(ctx, request.params as Record<string, string>, body, {
+        const { resource: created } = await service.create!(ctx, request.params as Record<string, string>, body, {
           id: query.id,
           requestId: query.request_id ?? (bodyRequestId as string | undefined),
           validateOnly: query.validate_only === true,
@@ -130,8 +143,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.read },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.itemPath, decl.rights.read);
-        const found = await service.get(ctx, request.params as Record<string, string>);
+        const ctx = await context(request, decl.itemPath, decl.rights.read);
+        const found = await service.get!(ctx, request.params as Record<string, string>);
         const ifNoneMatch = request.headers['if-none-match'];
         if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
           return reply.code(304).header('etag', `"${found.etag}"`).send();
@@ -165,11 +178,11 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.itemPath, decl.rights.write);
+        const ctx = await context(request, decl.itemPath, decl.rights.write);
         const query = request.query as { update_mask?: string; validate_only?: boolean; allow_missing?: boolean };
         if (request.body === undefined || request.body === null) throw InvalidArgument.field('body', 'a JSON object is required');
         const ifMatch = request.headers['if-match'];
-        const { resource: updated, created } = await service.update(ctx, request.params as Record<string, string>, request.body as Record<string, unknown>, {
+        const { resource: updated, created } = await service.update!(ctx, request.params as Record<string, string>, request.body as Record<string, unknown>, {
           updateMask: query.update_mask,
           ifMatch: ifMatch ? ifMatch : undefined,
           validateOnly: query.validate_only === true,
@@ -195,9 +208,9 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.itemPath, decl.rights.write);
+        const ctx = await context(request, decl.itemPath, decl.rights.write);
         const ifMatch = request.headers['if-match'];
-        await service.delete(ctx, request.params as Record<string, string>, {
+        await service.delete!(ctx, request.params as Record<string, string>, {
           ifMatch: ifMatch || undefined,
           force: (request.query as { force?: boolean } | undefined)?.force === true,
         });
