@@ -103,6 +103,46 @@ export interface ResourceDecl {
   /** Right each method needs in the account that owns the resource. */
   rights: { read: Right; write: Right };
   hooks?: ResourceHooks;
+  /**
+   * Rows computed per request instead of read from `table` (settings merge a registry with stored
+   * values; platform catalogues live in code). The engine serves List from `all` (filter, order,
+   * pages in memory: the source must be bounded by the platform) and Get/Update from the source.
+   */
+  virtual?: VirtualSource;
+  /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
+  customMethods?: readonly CustomMethodDecl[];
+}
+
+/** What a free-form custom method receives besides the request context. */
+export interface CustomCall {
+  /** Ids from the path. */
+  params: Record<string, string>;
+  /** The validated JSON body (`{}` when none was sent). */
+  body: Record<string, any>;
+  /** Request headers (lower-case names), e.g. `if-match`. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * A custom method. Exactly one of `mutate` (item methods that change the row: the engine loads it
+ * FOR UPDATE in a transaction, checks `If-Match`, persists the changed columns with revision + 1 and
+ * answers the resource) or `handle` (anything else; its result is sent as the 200 body).
+ */
+export interface CustomMethodDecl {
+  /** snake_case verb, e.g. `move`. */
+  verb: string;
+  on: 'item' | 'collection';
+  summary: string;
+  description: string;
+  /** Which of the declaration's rights the route needs. */
+  access: 'read' | 'write';
+  /** JSON Schema of the request body (an object; unknown properties are refused). Absent: `{}` or no body. */
+  body?: Record<string, unknown>;
+  /** JSON Schema of the 200 answer; default: the resource. */
+  response?: Record<string, unknown>;
+  /** Change `next` (a copy of `previous`) in place; throw ApiErrors to refuse. */
+  mutate?(ctx: WriteContext, next: Row, previous: Row, body: Record<string, any>): Promise<void> | void;
+  handle?(ctx: RequestContext, call: CustomCall): Promise<unknown>;
 }
 
 /** Rules the declaration cannot express. All run inside the write's transaction. */
@@ -119,4 +159,19 @@ export interface ResourceHooks {
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+}
+
+/** Where a virtual collection's resources come from (see ResourceDecl.virtual). */
+export interface VirtualSource {
+  /** Every resource of the parent the caller reaches, presented (name, id, fields, etag); needed for List. */
+  all?(ctx: RequestContext, params: Record<string, string>): Promise<Record<string, unknown>[]>;
+  /** One resource, or NOT_FOUND. */
+  get(ctx: RequestContext, params: Record<string, string>): Promise<Record<string, unknown>>;
+  /** Update with the engine's options (update_mask, If-Match, validate_only). */
+  update?(
+    ctx: RequestContext,
+    params: Record<string, string>,
+    body: Record<string, unknown>,
+    opts: { updateMask?: string; ifMatch?: string; validateOnly?: boolean },
+  ): Promise<Record<string, unknown>>;
 }

@@ -1,15 +1,17 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
-import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, OutOfRange, type FieldViolation } from '../errors.js';
+import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
 import { buildFilter, type FilterField } from '../query/filter.js';
 import { keysetAfter, orderTerms, parseOrderBy } from '../query/order.js';
+import { parsePageWindow } from '../query/list-params.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
 import { checkClientId, newId } from './ids.js';
 import { columnOf, compileMapper, etagOf, toStored } from './mapper.js';
 import { fillFromParams, templateParams } from './paths.js';
 import { has, isWritable } from './schemas.js';
+import { createVirtualService } from './virtual.js';
 
 export type Resource = Record<string, unknown>;
 
@@ -40,6 +42,15 @@ export interface UpdateOptions {
   allowMissing?: boolean;
 }
 
+export interface MutateOptions {
+  ifMatch?: string;
+  /** Handed to the change as `ctx.input`. */
+  input?: Record<string, unknown>;
+}
+
+/** A change to a loaded row, made in place on `next` inside the write's transaction. */
+export type RowChange = (ctx: WriteContext, next: Row, previous: Row) => Promise<void> | void;
+
 export interface DeleteOptions {
   ifMatch?: string;
   force?: boolean;
@@ -53,6 +64,11 @@ export interface ResourceService {
   create(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: CreateOptions): Promise<{ resource: Resource; created: boolean }>;
   update(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: UpdateOptions): Promise<{ resource: Resource; created: boolean }>;
   delete(ctx: RequestContext, params: Record<string, string>, opts?: DeleteOptions): Promise<void>;
+  /**
+   * Changes one row in place (custom methods such as `:move`, `:verify`): loads it FOR UPDATE in a
+   * transaction, checks If-Match, runs `change`, writes the changed columns with revision + 1.
+   */
+  mutate(ctx: RequestContext, params: Record<string, string>, change: RowChange, opts?: MutateOptions): Promise<Resource>;
   /**
    * Create inside a transaction the caller owns, with every rule and hook of Create: lets one
    * request create several resources atomically (sign-up: account + project + website).
@@ -76,9 +92,6 @@ export interface EngineDeps {
   onDeleted?(table: string, id: string): void;
 }
 
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
-export const MAX_SKIP_WINDOW = 10_000;
 
 /** Thrown inside a transaction to roll it back and still answer (validate_only). */
 class RollbackWith {
@@ -95,15 +108,10 @@ export function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((part) => part.trim() === '*' || bareEtag(part) === etag);
 }
 
-export function parseIntParam(name: string, value: string | number | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = typeof value === 'number' ? value : /^-?\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n)) throw InvalidArgument.field(name, 'must be an integer');
-  return n;
-}
 
 /** Creates the standard methods for a declaration. Hooks add the rules the declaration cannot express. */
 export function createResourceService(decl: ResourceDecl, deps: EngineDeps): ResourceService {
+  if (decl.virtual) return createVirtualService(decl, decl.virtual, deps.pageTokens);
   const { database } = deps;
   const { dialect } = database;
   const singleton = decl.kind === 'singleton';
@@ -351,6 +359,22 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return present(row);
   }
 
+  function checkIfMatch(ifMatch: string | undefined, previous: Row): void {
+    if (ifMatch && !etagMatches(ifMatch, etagOf(previous))) {
+      throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+    }
+  }
+
+  /** Writes the columns `next` changed relative to `previous`, with revision + 1 and a new update_time. */
+  async function persist(trx: Transaction<any>, ctx: RequestContext, next: Row, previous: Row): Promise<Row> {
+    next.revision = Number(previous.revision) + 1;
+    next.update_time = Math.max(ctx.now, Number(previous.update_time));
+    const changes: Row = {};
+    for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
+    await byKey(trx.updateTable(decl.table).set(changes), previous).execute();
+    return next;
+  }
+
   return {
     decl,
     load,
@@ -358,12 +382,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
 
     async list(ctx, params, query) {
-      const requested = parseIntParam('page_size', query.page_size);
-      if (requested !== undefined && requested < 0) throw InvalidArgument.field('page_size', 'must not be negative');
-      const pageSize = !requested ? DEFAULT_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
-      const skip = parseIntParam('skip', query.skip) ?? 0;
-      if (skip < 0) throw InvalidArgument.field('skip', 'must not be negative');
-      if (skip + pageSize > MAX_SKIP_WINDOW) throw new OutOfRange('skip', `skip + page_size must be at most ${MAX_SKIP_WINDOW}`);
+      const { pageSize, skip } = parsePageWindow(query);
 
       const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
       const filter = buildFilter(query.filter, filterFields, dialect);
@@ -477,9 +496,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           }
           throw err;
         }
-        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
-          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
-        }
+        checkIfMatch(opts.ifMatch, previous);
         const next: Row = { ...previous };
         for (const name of paths) {
           const field = decl.fields[name];
@@ -505,21 +522,24 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         }
         throwViolations(violations);
         await hooks.beforeUpdate?.(writeContext(ctx, trx, params, pending, input, paths), next, previous);
-        next.revision = Number(previous.revision) + 1;
-        next.update_time = Math.max(ctx.now, Number(previous.update_time));
-        const changes: Row = {};
-        for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
-        await byKey(trx.updateTable(decl.table).set(changes), previous).execute();
-        return { resource: present(next), created: false };
+        return { resource: present(await persist(trx, ctx, next, previous)), created: false };
+      });
+    },
+
+    async mutate(ctx, params, change, opts = {}) {
+      return inTransaction(false, async (trx, pending) => {
+        const previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
+        checkIfMatch(opts.ifMatch, previous);
+        const next: Row = { ...previous };
+        await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
+        return present(await persist(trx, ctx, next, previous));
       });
     },
 
     async delete(ctx, params, opts = {}) {
       await inTransaction(false, async (trx, pending) => {
         const previous = await load(trx, ctx, params, true);
-        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
-          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
-        }
+        checkIfMatch(opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
         await byKey(trx.deleteFrom(decl.table), previous).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));

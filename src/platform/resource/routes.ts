@@ -4,7 +4,7 @@ import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
 import type { RouteContextFactory } from '../http/route-context.js';
 import { errorResponses, pascal } from '../http/openapi-shapes.js';
-import type { ResourceDecl } from './declaration.js';
+import type { CustomMethodDecl, ResourceDecl } from './declaration.js';
 import { etagMatches, type ResourceService } from './engine.js';
 import { routePath, templateParams } from './paths.js';
 import { inputSchema, listSchema, resourceSchema, type JsonSchema } from './schemas.js';
@@ -39,12 +39,6 @@ const listQuery: JsonSchema = {
   },
 };
 
-/**
- * What the derived routes call: the engine's service, or a service of the same shape over another
- * source (virtual collections such as settings); only the methods the declaration lists are used.
- */
-export type RoutableService = Pick<ResourceService, 'decl'> & Partial<Pick<ResourceService, 'list' | 'get' | 'create' | 'update' | 'delete'>>;
-
 /** Sends a resource with its ETag header. */
 export function sendResource(reply: FastifyReply, resource: Record<string, unknown>, status = 200) {
   if (typeof resource.etag === 'string') reply.header('etag', `"${resource.etag}"`);
@@ -55,7 +49,7 @@ export function sendResource(reply: FastifyReply, resource: Record<string, unkno
  * Registers the standard methods of a declared resource. Everything comes from the declaration:
  * paths, operationIds, body/query/response schemas, the right each method needs.
  */
-export function registerResourceRoutes(app: FastifyInstance, service: RoutableService, deps: RouteDeps): void {
+export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, deps: RouteDeps): void {
   const decl: ResourceDecl = service.decl;
   // Platform catalogues have no tenant in the path: authentication is all they need.
   const context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext> = decl.catalogue
@@ -84,7 +78,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
       config: { right: decl.rights.read },
       handler: async (request) => {
         const ctx = await context(request, decl.collectionPath, decl.rights.read);
-        const result = await service.list!(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
+        const result = await service.list(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
         return { [decl.collection]: result.items, next_page_token: result.nextPageToken ?? '', total_size: result.totalSize };
       },
     });
@@ -119,7 +113,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
         const ctx = await context(request, decl.collectionPath, decl.rights.write);
         const query = request.query as { id?: string; request_id?: string; validate_only?: boolean };
         const { request_id: bodyRequestId, ...body } = (request.body ?? {}) as Record<string, unknown>;
-        const { resource: created } = await service.create!(ctx, request.params as Record<string, string>, body, {
+        const { resource: created } = await service.create(ctx, request.params as Record<string, string>, body, {
           id: query.id,
           requestId: query.request_id ?? (bodyRequestId as string | undefined),
           validateOnly: query.validate_only === true,
@@ -144,7 +138,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
       config: { right: decl.rights.read },
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.read);
-        const found = await service.get!(ctx, request.params as Record<string, string>);
+        const found = await service.get(ctx, request.params as Record<string, string>);
         const ifNoneMatch = request.headers['if-none-match'];
         if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
           return reply.code(304).header('etag', `"${found.etag}"`).send();
@@ -182,7 +176,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
         const query = request.query as { update_mask?: string; validate_only?: boolean; allow_missing?: boolean };
         if (request.body === undefined || request.body === null) throw InvalidArgument.field('body', 'a JSON object is required');
         const ifMatch = request.headers['if-match'];
-        const { resource: updated, created } = await service.update!(ctx, request.params as Record<string, string>, request.body as Record<string, unknown>, {
+        const { resource: updated, created } = await service.update(ctx, request.params as Record<string, string>, request.body as Record<string, unknown>, {
           updateMask: query.update_mask,
           ifMatch: ifMatch ? ifMatch : undefined,
           validateOnly: query.validate_only === true,
@@ -192,6 +186,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
       },
     });
   }
+
+  for (const method of decl.customMethods ?? []) registerCustomMethod(app, service, method, deps, { itemParams, collectionParams, resource, tags, rightNote });
 
   if (methods.has('delete')) {
     app.delete(routePath(deps.prefix, decl.itemPath), {
@@ -210,7 +206,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.write);
         const ifMatch = request.headers['if-match'];
-        await service.delete!(ctx, request.params as Record<string, string>, {
+        await service.delete(ctx, request.params as Record<string, string>, {
           ifMatch: ifMatch || undefined,
           force: (request.query as { force?: boolean } | undefined)?.force === true,
         });
@@ -218,4 +214,61 @@ export function registerResourceRoutes(app: FastifyInstance, service: RoutableSe
       },
     });
   }
+}
+
+/**
+ * `POST {name}:{verb}` or `POST {collection}:{verb}` (AIP-136). `mutate` methods change the loaded
+ * row through the engine (If-Match, revision, etag); `handle` methods answer whatever they return.
+ */
+function registerCustomMethod(
+  app: FastifyInstance,
+  service: ResourceService,
+  method: CustomMethodDecl,
+  deps: RouteDeps,
+  shared: {
+    itemParams: JsonSchema;
+    collectionParams: JsonSchema | undefined;
+    resource: JsonSchema;
+    tags: string[];
+    rightNote: (r: { section: string; access: string }) => string;
+  },
+): void {
+  const decl = service.decl;
+  if (!method.mutate === !method.handle) throw new Error(`${decl.collection}:${method.verb} needs exactly one of mutate or handle`);
+  if (method.mutate && method.on !== 'item') throw new Error(`${decl.collection}:${method.verb}: mutate works on items only`);
+  const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
+  const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
+  const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
+  const noun = method.on === 'item' ? decl.singular : pascal(decl.collection);
+  app.post(routePath(deps.prefix, template, method.verb), {
+    schema: {
+      operationId: `${pascal(method.verb)}${noun}`,
+      summary: method.summary,
+      description: `${method.description}\n\n${shared.rightNote(right)}`,
+      tags: shared.tags,
+      ...(params && { params }),
+      ...(method.body && { body: { additionalProperties: false, ...method.body, type: 'object' } }),
+      response: { 200: method.response ?? shared.resource, ...errorResponses() },
+    },
+    config: { right },
+    handler: async (request, reply) => {
+      const ctx = await deps.context(request, template, right);
+      const pathParams = request.params as Record<string, string>;
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (!method.body && typeof body === 'object' && Object.keys(body).length > 0) {
+        throw InvalidArgument.field(Object.keys(body)[0], `${method.verb} takes no fields`);
+      }
+      const ifMatch = request.headers['if-match'] || undefined;
+      if (method.mutate) {
+        const mutate = method.mutate;
+        const updated = await service.mutate(ctx, pathParams, (wctx, next, previous) => mutate(wctx, next, previous, body), { ifMatch, input: body });
+        return sendResource(reply, updated);
+      }
+      const result = await method.handle!(ctx, { params: pathParams, body, headers: request.headers });
+      if (result && typeof result === 'object' && typeof (result as Record<string, unknown>).etag === 'string') {
+        return sendResource(reply, result as Record<string, unknown>);
+      }
+      return reply.code(200).send(result);
+    },
+  });
 }

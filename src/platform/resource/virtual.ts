@@ -1,30 +1,57 @@
 import type { RequestContext } from '../auth/context.js';
-import { InvalidArgument, OutOfRange } from '../errors.js';
 import { compileFilterPredicate, formatFilter, parseFilter, type FilterField, type FilterOperand } from '../query/filter.js';
+import { parsePageWindow } from '../query/list-params.js';
 import { parseOrderBy } from '../query/order.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
-import type { ResourceDecl } from './declaration.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, MAX_SKIP_WINDOW, parseIntParam, type ListQuery, type ListResult, type Resource } from './engine.js';
+import type { ResourceDecl, VirtualSource } from './declaration.js';
+import type { ListQuery, ListResult, Resource, ResourceService } from './engine.js';
 import { fillFromParams } from './paths.js';
 
 /**
- * List for virtual collections: rows that are not one table's rows but computed per request from a
- * bounded source (settings: the descriptor registry merged with a website's stored values). The
- * same parameters and rules as the engine's SQL List (page_size, skip window, order_by over the
- * declared sortable fields with `id` as tie-breaker, AIP-160 filter over the declared filterable
- * fields, signed keyset page tokens bound to collection, caller, filter and order), evaluated in
- * memory. Only for sources whose size is bounded by the platform, never by tenants.
+ * The service of a virtual collection: rows computed per request from a bounded source (settings:
+ * the descriptor registry merged with a website's stored values; platform catalogues) instead of
+ * one table. List takes the same parameters and follows the same rules as the engine's SQL List
+ * (page_size, skip window, order_by over the declared sortable fields with `id` as tie-breaker,
+ * AIP-160 filter over the declared filterable fields, signed keyset page tokens bound to
+ * collection, caller, filter and order), evaluated in memory; Get and Update are the source's.
+ * Only for sources whose size the platform bounds, never tenants.
  */
+export function createVirtualService(decl: ResourceDecl, source: VirtualSource, pageTokens: PageTokenCodec): ResourceService {
+  const list = createVirtualList(decl, pageTokens);
+  const unsupported = (method: string) => () => {
+    throw new Error(`${decl.collection} is a virtual collection: ${method} is not supported`);
+  };
+  return {
+    decl,
+    list: async (ctx, params, query) => {
+      if (!source.all) return unsupported('list')();
+      return list(ctx, params, query, await source.all(ctx, params));
+    },
+    get: (ctx, params) => source.get(ctx, params),
+    update: async (ctx, params, body, opts = {}) => {
+      if (!source.update) return unsupported('update')();
+      return { resource: await source.update(ctx, params, body, opts), created: false };
+    },
+    create: unsupported('create'),
+    delete: unsupported('delete'),
+    insert: unsupported('insert'),
+    mutate: unsupported('mutate'),
+    load: unsupported('load'),
+    toResource: unsupported('toResource'),
+  };
+}
+
+/** In-memory List over already-presented resources (see createVirtualService). */
 export function createVirtualList(decl: ResourceDecl, pageTokens: PageTokenCodec) {
   const filterFields: Record<string, FilterField> = {};
   for (const name of decl.filterable) {
     const field = decl.fields[name];
     if (!field || field.type === 'object' || field.type === 'json') throw new Error(`${decl.collection}: filterable field ${name} is not a declared scalar`);
-    filterFields[name] = { column: name, type: field.type === 'timestamp' ? 'timestamp' : field.type, values: field.values, hasMatchesPrefix: field.hasMatchesPrefix };
+    filterFields[name] = { column: name, type: field.type, values: field.values, hasMatchesPrefix: field.hasMatchesPrefix };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
   for (const name of decl.sortable) {
-    if (!decl.fields[name] && name !== 'id') throw new Error(`${decl.collection}: sortable field ${name} is not declared`);
+    if (!decl.fields[name]) throw new Error(`${decl.collection}: sortable field ${name} is not declared`);
     sortable[name] = { column: name, nullable: false };
   }
   /** Wire value → comparable operand (timestamps as epoch ms, like the SQL side). */
@@ -36,13 +63,7 @@ export function createVirtualList(decl: ResourceDecl, pageTokens: PageTokenCodec
   };
 
   return function list(ctx: RequestContext, params: Record<string, string>, query: ListQuery, resources: Resource[]): ListResult {
-    const requested = parseIntParam('page_size', query.page_size);
-    if (requested !== undefined && requested < 0) throw InvalidArgument.field('page_size', 'must not be negative');
-    const pageSize = !requested ? DEFAULT_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
-    const skip = parseIntParam('skip', query.skip) ?? 0;
-    if (skip < 0) throw InvalidArgument.field('skip', 'must not be negative');
-    if (skip + pageSize > MAX_SKIP_WINDOW) throw new OutOfRange('skip', `skip + page_size must be at most ${MAX_SKIP_WINDOW}`);
-
+    const { pageSize, skip } = parsePageWindow(query);
     const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
     const ast = parseFilter(query.filter ?? '');
     const matches = compileFilterPredicate(ast, filterFields);
@@ -50,7 +71,7 @@ export function createVirtualList(decl: ResourceDecl, pageTokens: PageTokenCodec
     const cursor = query.page_token ? pageTokens.decode(query.page_token, binding) : undefined;
 
     const keyOf = (r: Resource) => order.columns.map((c) => operand(r, c.field));
-    const compareKeys = (a: FilterOperand[], b: FilterOperand[]) => {
+    const compareKeys = (a: readonly unknown[], b: readonly unknown[]) => {
       for (let i = 0; i < order.columns.length; i++) {
         const x = a[i] as string | number | boolean | null;
         const y = b[i] as string | number | boolean | null;
@@ -63,7 +84,7 @@ export function createVirtualList(decl: ResourceDecl, pageTokens: PageTokenCodec
     };
     const filtered = resources.filter((r) => matches(Object.fromEntries(Object.keys(filterFields).map((f) => [f, operand(r, f)]))));
     const sorted = filtered.map((r) => ({ r, key: keyOf(r) })).sort((a, b) => compareKeys(a.key, b.key));
-    const after = cursor ? sorted.filter((e) => compareKeys(e.key, cursor.after as FilterOperand[]) > 0) : sorted;
+    const after = cursor ? sorted.filter((e) => compareKeys(e.key, cursor.after) > 0) : sorted;
     const page = after.slice(skip, skip + pageSize + 1);
     const more = page.length > pageSize;
     const items = (more ? page.slice(0, pageSize) : page).map((e) => e.r);
