@@ -62,7 +62,7 @@ export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
     default_value: null,
     view_overridable: false,
   },
-  { path: 'seo.default_title_suffix', description: 'Appended to every page title (e.g. ` | Bob’s Bakery`).', type: 'STRING', max_length: 70, default_value: '', view_overridable: true },
+  { path: 'seo.default_title_suffix', description: 'Shown after every page title, separated by a space (e.g. `| Bob’s Bakery`).', type: 'STRING', max_length: 70, default_value: '', view_overridable: true },
   { path: 'seo.robots.allow_indexing', description: 'Whether search engines may index the site.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   {
     path: 'seo.robots.disallow_paths',

@@ -40,7 +40,7 @@ function batchUpdateMethod(decl: ResourceDecl, run: ReturnType<typeof createSett
             required: ['path', 'value'],
             properties: {
               path: { type: 'string', maxLength: 128, description: 'Dotted path of the setting.' },
-              value: { description: 'New value; null returns to the inherited value.', type: ['string', 'number', 'integer', 'boolean', 'array', 'null'], items: { type: 'string' } },
+              value: { description: 'New value; null returns to the inherited value.', type: ['string', 'number', 'integer', 'boolean', 'array', 'null'] },
               etag: { type: 'string', maxLength: 128, description: 'Write only if the setting still has this etag.' },
             },
           },
@@ -94,7 +94,7 @@ export const settingsArea: Area = {
         const now = Date.now();
         await db
           .insertInto('settings')
-          .values({ website_id: website.id, scope_id: '', path: SITE_NAME_PATH, account_id: website.account_id, value: JSON.stringify(website.display_name), revision: 1, create_time: now, update_time: now })
+          .values({ website_id: website.id, scope_id: '', path: SITE_NAME_PATH, account_id: website.account_id, value: JSON.stringify({ v: website.display_name }), revision: 1, create_time: now, update_time: now })
           .onConflict((oc) => oc.columns(['website_id', 'scope_id', 'path']).doNothing())
           .execute();
       },

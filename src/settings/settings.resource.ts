@@ -4,7 +4,10 @@ import type { SettingType } from './setting-registry.js';
 
 const SETTING_TYPES: readonly SettingType[] = ['STRING', 'BOOLEAN', 'INTEGER', 'ENUM', 'STRING_LIST'];
 
-const valueSchema = { type: ['string', 'number', 'integer', 'boolean', 'array', 'null'], items: { type: 'string' } };
+// Untyped on purpose: a string, number, boolean, array of strings or null as the descriptor says;
+// the descriptor checks it and names `value` (a typed union would also make the response
+// serializer coerce arrays to strings).
+const valueSchema = {};
 
 /** The catalogue of settable paths (platform-wide, read-only). */
 export const settingDescriptorResource: ResourceDecl = {
@@ -79,6 +82,7 @@ export const websiteSettingResource: ResourceDecl = {
 export const viewSettingResource: ResourceDecl = {
   collection: 'settings',
   singular: 'ViewSetting',
+  pluralNoun: 'ViewSettings',
   table: 'settings',
   description:
     'Settings as they apply in one view: its own value where it overrides (`source` VIEW), else the website’s value or default. ' +

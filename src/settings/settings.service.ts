@@ -86,7 +86,10 @@ export function createSettingsService(deps: SettingsDeps) {
     return { website, view };
   }
 
-  const storedValue = (row: Row | undefined): unknown => (row && row.value !== null && row.value !== undefined ? dialect.readJson(row.value) : undefined);
+  // Values are stored wrapped (`{"v": …}`): PostgreSQL's driver hands jsonb string scalars back
+  // already parsed, which a reader could not tell from JSON text.
+  const storedValue = (row: Row | undefined): unknown =>
+    row && row.value !== null && row.value !== undefined ? dialect.readJson<{ v: unknown }>(row.value).v : undefined;
 
   /** The API shape of one setting in a scope. */
   function present(scope: Scope, d: SettingDescriptor, websiteRow: Row | undefined, viewRow: Row | undefined): Record<string, unknown> {
@@ -195,7 +198,7 @@ export function createSettingsService(deps: SettingsDeps) {
       const previous = locked.get(w.descriptor.path)!;
       const next: Row = {
         ...previous,
-        value: w.value === null ? null : dialect.json(w.value),
+        value: w.value === null ? null : dialect.json({ v: w.value }),
         revision: Number(previous.revision) + 1,
         // A row that was only the default until now counts as created by this write.
         create_time: Number(previous.revision) === 0 ? ctx.now : previous.create_time,

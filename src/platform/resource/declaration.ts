@@ -75,6 +75,11 @@ export interface ResourceDecl {
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */
   singular: string;
+  /**
+   * Plural PascalCase noun of List and collection methods, when the collection id alone would
+   * repeat another's operationIds (view settings: `ListViewSettings`). Default: from `collection`.
+   */
+  pluralNoun?: string;
   /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
   table: string;
   /** One line for OpenAPI tags and docs. */

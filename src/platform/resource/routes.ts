@@ -55,7 +55,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   const context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext> = decl.catalogue
     ? (request) => deps.context.authenticated(request)
     : deps.context;
-  const plural = pascal(decl.collection);
+  const plural = decl.pluralNoun ?? pascal(decl.collection);
   const tags = [decl.collection];
   const resource = resourceSchema(decl);
   const itemParams = paramsSchema(decl.itemPath);
@@ -239,7 +239,7 @@ function registerCustomMethod(
   const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
   const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
   const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
-  const noun = method.on === 'item' ? decl.singular : pascal(decl.collection);
+  const noun = method.on === 'item' ? decl.singular : (decl.pluralNoun ?? pascal(decl.collection));
   app.post(routePath(deps.prefix, template, method.verb), {
     schema: {
       operationId: `${pascal(method.verb)}${noun}`,
