@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
+import type { ResourceService } from '../platform/resource/engine.js';
 import type { ProvisioningStep } from '../websites/provisioning.js';
 import { EMAIL_TEMPLATE_KINDS, KIND_NAMES, kindOf } from './email-template-kinds.js';
-import { placeholderViolations } from './email-template.service.js';
+import { placeholderViolations, renderTemplate } from './email-template.service.js';
 
 const MAX_BODY = 100_000;
 
@@ -25,7 +26,8 @@ const placeholderSchema = {
  * Email templates: one per kind and website, created by provisioning (the id is the kind, e.g.
  * `websites/{w}/email_templates/customer_welcome`), editable, never deleted.
  */
-export const emailTemplateResource: ResourceDecl = {
+export function emailTemplateResource(services: () => Record<string, ResourceService>): ResourceDecl {
+  return {
   collection: 'email_templates',
   singular: 'EmailTemplate',
   table: 'email_templates',
@@ -76,7 +78,48 @@ export const emailTemplateResource: ResourceDecl = {
       resource.is_customized = row.subject !== kind.subject || row.body !== kind.body || (row.text_body ?? null) !== kind.text_body;
     },
   },
-};
+  customMethods: [
+    {
+      verb: 'render',
+      on: 'item',
+      access: 'read',
+      summary: 'Preview an email template',
+      description:
+        'Fills the template’s placeholders: `values` first, each placeholder’s `sample_value` for the rest. `subject`, `body` and `text_body` in the request ' +
+        'preview unsaved text instead of the stored one (checked like an Update). Values are HTML-escaped in `body`; line breaks are dropped from `subject`. ' +
+        'A value for a placeholder the kind does not declare is INVALID_ARGUMENT on `values.<name>`. Writes nothing.',
+      body: {
+        properties: {
+          values: { type: 'object', additionalProperties: { type: 'string', maxLength: 10_000 }, maxProperties: 50, description: 'Placeholder name to value.' },
+          subject: { type: 'string', maxLength: 255, description: 'Unsaved subject to preview.' },
+          body: { type: 'string', maxLength: MAX_BODY, description: 'Unsaved HTML body to preview.' },
+          text_body: { type: 'string', maxLength: MAX_BODY, description: 'Unsaved text body to preview.' },
+        },
+      },
+      response: {
+        type: 'object',
+        title: 'RenderedEmail',
+        properties: {
+          subject: { type: 'string' },
+          body: { type: 'string', description: 'HTML.' },
+          text_body: { type: 'string', description: 'Absent when the template has none.' },
+        },
+        required: ['subject', 'body'],
+      },
+      async handle(ctx, call) {
+        const template = await services()['websites/{website_id}/email_templates'].get(ctx, call.params);
+        const kind = kindOf(template.kind as string)!;
+        const parts = {
+          subject: (call.body.subject as string | undefined) ?? (template.subject as string),
+          body: (call.body.body as string | undefined) ?? (template.body as string),
+          text_body: (call.body.text_body as string | undefined) ?? (template.text_body as string | undefined),
+        };
+        return renderTemplate(kind, parts, (call.body.values as Record<string, string> | undefined) ?? {});
+      },
+    },
+  ],
+  };
+}
 
 /** Provisioning: the platform's template of every kind, for a website that lacks it (safe to re-run). */
 export const defaultEmailTemplatesStep: ProvisioningStep = {

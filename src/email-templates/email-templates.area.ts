@@ -4,6 +4,6 @@ import { defaultEmailTemplatesStep, emailTemplateResource } from './email-templa
 /** Email templates (`websites/{w}/email_templates`), one per kind, created at provisioning. */
 export const emailTemplatesArea: Area = {
   name: 'email-templates',
-  resources: () => [emailTemplateResource],
+  resources: (deps) => [emailTemplateResource(() => deps.services)],
   provisioningSteps: () => [defaultEmailTemplatesStep],
 };
