@@ -40,7 +40,7 @@ function batchUpdateMethod(decl: ResourceDecl, run: ReturnType<typeof createSett
             required: ['path', 'value'],
             properties: {
               path: { type: 'string', maxLength: 128, description: 'Dotted path of the setting.' },
-              value: { description: 'New value; null returns to the inherited value.', type: ['string', 'number', 'integer', 'boolean', 'array', 'null'] },
+              value: { description: 'New value as the descriptor types it (string, number, boolean or array of strings); null returns to the inherited value.' },
               etag: { type: 'string', maxLength: 128, description: 'Write only if the setting still has this etag.' },
             },
           },
