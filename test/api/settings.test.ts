@@ -79,6 +79,15 @@ describe('reading settings', () => {
     expect(body.create_time).toBeDefined();
   });
 
+  it('re-running the DEFAULT_SETTINGS provisioning step keeps a name the user changed', async () => {
+    const bobUrl = `${API}/websites/${bob.websiteId}/settings`;
+    expectStatus(await patch(`${bobUrl}/general.site.name`, { value: 'Renamed' }, bob.token), 200);
+    const { settingsArea } = await import('../../src/settings/settings.area.js');
+    const website = await t.platform.deps.database.db.selectFrom('websites').selectAll().where('id', '=', bob.websiteId).executeTakeFirstOrThrow();
+    for (const step of settingsArea.provisioningSteps!(t.platform.deps)) await step.run(t.platform.deps.database.db, website, undefined as never);
+    expect((await setting('general.site.name', bob.token, bobUrl)).value).toBe('Renamed');
+  });
+
   it('a path outside the registry is NOT_FOUND', async () => {
     expectError(await get(`${settingsUrl}/general.nope`), 404, 'NOT_FOUND');
     expectError(await patch(`${settingsUrl}/general.nope`, { value: 'x' }), 404, 'NOT_FOUND');
