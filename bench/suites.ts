@@ -6,6 +6,7 @@
  */
 import type { Api } from './api.js';
 import { contentSuite } from './content.js';
+import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
 
 export interface SuiteContext {
@@ -37,7 +38,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [contentSuite];
+export const SUITES: readonly BenchSuite[] = [configSuite, contentSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

@@ -1,4 +1,8 @@
 import type { Area } from './platform/area.js';
+import { customDomainArea } from './custom-domain/custom-domain.area.js';
+import { emailTemplatesArea } from './email-templates/email-templates.area.js';
+import { settingsArea } from './settings/settings.area.js';
+import { themeArea } from './theme/theme.area.js';
 import { viewsArea } from './views/views.area.js';
 import { cmsArea } from './cms/cms.area.js';
 import { navigationArea } from './navigation/navigation.area.js';
@@ -7,4 +11,4 @@ import { navigationArea } from './navigation/navigation.area.js';
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
  * areas listed before it). Adding an area is one line here; see docs/architecture.md.
  */
-export const areas: readonly Area[] = [viewsArea, cmsArea, navigationArea];
+export const areas: readonly Area[] = [viewsArea, cmsArea, navigationArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea];

@@ -22,6 +22,10 @@ export interface Config {
   /** Take client addresses from X-Forwarded-For (behind a proxy). */
   trustProxy: boolean;
   production: boolean;
+  /** DNS servers `:verify` asks (`DNS_RESOLVER`, comma-separated `ip[:port]`); empty: the system's. */
+  dnsResolver: string[];
+  /** Per-query timeout of those lookups (`DNS_TIMEOUT_MS`). */
+  dnsTimeoutMs: number;
 }
 
 function secretFromDataDir(dataDir: string, file: string, make: () => string): string {
@@ -73,5 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
     trustProxy: env.TRUST_PROXY === 'true',
     production,
+    dnsResolver: (env.DNS_RESOLVER ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: Number(env.DNS_TIMEOUT_MS ?? 5000),
   };
 }

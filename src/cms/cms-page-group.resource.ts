@@ -70,7 +70,7 @@ export function cmsPageGroupResource(deps: { dialect: SqlDialect }): ResourceDec
   return {
     collection: 'groups',
     singular: 'CmsPageGroup',
-    plural: 'CmsPageGroups',
+    pluralNoun: 'CmsPageGroups',
     table: 'cms_page_groups',
     parentTable: 'cms_pages',
     description:

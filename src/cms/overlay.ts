@@ -71,7 +71,7 @@ export function overlayResource(spec: OverlaySpec): ResourceDecl {
   return {
     collection: 'views',
     singular: spec.singular,
-    plural: `${spec.singular}s`,
+    pluralNoun: `${spec.singular}s`,
     table: spec.table,
     parentTable: spec.parentTable,
     description:

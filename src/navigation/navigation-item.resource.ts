@@ -38,7 +38,7 @@ export function navigationItemResource(deps: { dialect: SqlDialect }): ResourceD
   return {
     collection: 'items',
     singular: 'NavigationItem',
-    plural: 'NavigationItems',
+    pluralNoun: 'NavigationItems',
     table: 'navigation_items',
     parentTable: 'navigation_menus',
     description:
