@@ -119,7 +119,13 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const filterFields: Record<string, FilterField> = {};
   for (const name of decl.filterable) {
     const field = fieldOrThrow(name);
-    filterFields[name] = { column: columnOf(name, field) ?? name, type: field.type === 'object' ? 'string' : field.type, values: field.values };
+    filterFields[name] = {
+      column: columnOf(name, field) ?? name,
+      type: field.type === 'object' ? 'string' : field.type,
+      values: field.values,
+      lowercase: field.lowercase,
+      has: field.filterHas,
+    };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
   for (const name of decl.sortable) {
@@ -145,6 +151,13 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   const present = compileMapper(decl, dialect);
+
+  /** Maps rows to resources, first loading their computed data in one batch (`hooks.enrich`). */
+  async function presentAll(db: Kysely<any>, rows: Row[]): Promise<Resource[]> {
+    if (hooks.enrich && rows.length) await hooks.enrich(db, rows);
+    return rows.map(present);
+  }
+  const presentOne = async (db: Kysely<any>, row: Row): Promise<Resource> => (await presentAll(db, [row]))[0];
 
   /**
    * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
@@ -220,7 +233,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const field = decl.fields[name];
       const value = input[name];
       if (!field || typeof value !== 'string') continue;
-      const text = field.trim ? value.trim() : value;
+      const trimmed = field.trim ? value.trim() : value;
+      const text = field.lowercase ? trimmed.toLowerCase() : trimmed;
       input[name] = text;
       if (field.notBlank && text.trim() === '') violations.push({ field: name, description: 'must not be blank' });
     }
@@ -276,7 +290,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     if (!previous) return undefined;
     const { id } = dialect.readJson<{ id: string }>(previous.result);
     const existing = await db.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
-    if (existing) return present(existing);
+    if (existing) return presentOne(db, existing);
     if (dropStale) await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('request_id', '=', requestId).execute();
     return undefined;
   }
@@ -310,7 +324,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         .values({ scope: idempotencyScope, request_id: opts.requestId, result: dialect.json({ id: row.id }), create_time: ctx.now })
         .execute();
     }
-    return present(row);
+    return presentOne(trx, row);
   }
 
   return {
@@ -328,7 +342,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (skip + pageSize > MAX_SKIP_WINDOW) throw new OutOfRange('skip', `skip + page_size must be at most ${MAX_SKIP_WINDOW}`);
 
       const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
-      const filter = buildFilter(query.filter, filterFields, dialect);
+      const filter = buildFilter(query.filter, filterFields, dialect, params);
       // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
       const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
       const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
@@ -362,7 +376,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       });
 
       const more = rows.length > pageSize;
-      const items = (more ? rows.slice(0, pageSize) : rows).map(present);
+      const items = await presentAll(database.read, more ? rows.slice(0, pageSize) : rows);
       let nextPageToken: string | undefined;
       if (more) {
         const last = rows[pageSize - 1];
@@ -372,7 +386,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     },
 
     async get(ctx, params) {
-      return present(await load(database.db, ctx, params));
+      return presentOne(database.db, await load(database.db, ctx, params));
     },
 
     async create(ctx, params, body, opts = {}) {
@@ -383,8 +397,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (opts.requestId !== undefined && (opts.requestId.length === 0 || opts.requestId.length > 64)) {
         throw InvalidArgument.field('request_id', 'must be 1 to 64 characters');
       }
+      const input = { ...body };
+      await hooks.prepare?.(ctx, input, Object.keys(input), 'create');
       try {
-        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, { ...body }, opts));
+        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, input, opts));
         return { resource, created: true };
       } catch (err) {
         // A concurrent create with the same request_id committed first: answer its result.
@@ -420,6 +436,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         paths = Object.keys(input).filter((k) => decl.fields[k] && isWritable(decl.fields[k]) && input[k] !== null);
       }
       normalise(input, paths, violations);
+      await hooks.prepare?.(ctx, input, paths, 'update');
 
       return inTransaction(opts.validateOnly ?? false, async (trx, pending) => {
         let previous: Row;
@@ -433,7 +450,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           throw err;
         }
         if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
-          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+          throw new Aborted('the resource changed since the etag in If-Match was read', await presentOne(trx, previous));
         }
         const next: Row = { ...previous };
         for (const name of paths) {
@@ -465,7 +482,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         const changes: Row = {};
         for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
         await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
-        return { resource: present(next), created: false };
+        return { resource: await presentOne(trx, next), created: false };
       });
     },
 
@@ -473,7 +490,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       await inTransaction(false, async (trx, pending) => {
         const previous = await load(trx, ctx, params, true);
         if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
-          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+          throw new Aborted('the resource changed since the etag in If-Match was read', await presentOne(trx, previous));
         }
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
         await trx.deleteFrom(decl.table).where('id', '=', previous.id).execute();
