@@ -1,6 +1,7 @@
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, WriteContext } from '../platform/resource/declaration.js';
-import { countOnWebsite, lockWebsite, nextSortOrder } from './customers.repo.js';
+import { countOnWebsite, lockWebsite } from './customers.repo.js';
+import { appendSortOrder } from '../platform/resource/ordering.js';
 import type { CustomerAreaDeps } from './customer.resource.js';
 import { CUSTOMER_RIGHTS, labelsField, SORT_ORDER_FIELD } from './shared.js';
 
@@ -42,7 +43,7 @@ export function customerAttributeGroupResource(deps: CustomerAreaDeps): Resource
         if ((await countOnWebsite(ctx.trx, 'customer_attribute_groups', row.website_id)) >= MAX_ATTRIBUTE_GROUPS) {
           throw new FailedPrecondition('ATTRIBUTE_GROUP_LIMIT', `a website has at most ${MAX_ATTRIBUTE_GROUPS} customer attribute sections`);
         }
-        row.sort_order = await nextSortOrder(ctx.trx, 'customer_attribute_groups', row.website_id);
+        row.sort_order = await appendSortOrder(ctx.trx, 'customer_attribute_groups', { website_id: row.website_id });
       },
       beforeUpdate(ctx, _next, previous) {
         refuseSortOrderChange(ctx, Number(previous.sort_order));

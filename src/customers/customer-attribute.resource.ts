@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { ATTRIBUTE_TYPES, SELECT_TYPES, TEXT_CAP, TEXT_TYPES } from './attribute-values.js';
-import { countOnWebsite, lockWebsite, nextSortOrder } from './customers.repo.js';
+import { countOnWebsite, lockWebsite } from './customers.repo.js';
+import { appendSortOrder } from '../platform/resource/ordering.js';
 import { refuseSortOrderChange } from './customer-attribute-group.resource.js';
 import type { CustomerAreaDeps } from './customer.resource.js';
 import { CUSTOMER_RIGHTS, labelsField, SORT_ORDER_FIELD } from './shared.js';
@@ -145,7 +146,7 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
         if ((await countOnWebsite(ctx.trx, 'customer_attributes', row.website_id)) >= MAX_ATTRIBUTES) {
           throw new FailedPrecondition('ATTRIBUTE_LIMIT', `a website has at most ${MAX_ATTRIBUTES} customer attributes`);
         }
-        row.sort_order = await nextSortOrder(ctx.trx, 'customer_attributes', row.website_id);
+        row.sort_order = await appendSortOrder(ctx.trx, 'customer_attributes', { website_id: row.website_id });
       },
       async beforeUpdate(ctx, next, previous) {
         refuseSortOrderChange(ctx, Number(previous.sort_order));

@@ -204,8 +204,3 @@ export async function countOnWebsite(db: Kysely<any>, table: string, websiteId: 
   return Number(row.n);
 }
 
-/** Sort order that puts a new item after every sibling on the website. */
-export async function nextSortOrder(db: Kysely<any>, table: string, websiteId: string): Promise<number> {
-  const row = await db.selectFrom(table).select((eb) => eb.fn.max('sort_order').as('max')).where('website_id', '=', websiteId).executeTakeFirst();
-  return row?.max === null || row?.max === undefined ? 0 : Number(row.max) + 1;
-}
