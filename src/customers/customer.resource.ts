@@ -109,7 +109,15 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
         schema: {
           maxProperties: 100,
           propertyNames: { maxLength: 64 },
-          additionalProperties: { type: ['string', 'number', 'boolean', 'array', 'null'], maxLength: 8192, maxItems: 100, items: { type: 'string', maxLength: 255 } },
+          additionalProperties: {
+            anyOf: [
+              { type: 'string', maxLength: 8192 },
+              { type: 'number' },
+              { type: 'boolean' },
+              { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 255 } },
+              { type: 'null' },
+            ],
+          },
         },
       },
     },
