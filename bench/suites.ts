@@ -6,6 +6,7 @@
  */
 import type { Api } from './api.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
+import { customersSuite } from './customers.js';
 
 export interface SuiteContext {
   dialect: 'sqlite' | 'postgres';
@@ -36,7 +37,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [];
+export const SUITES: readonly BenchSuite[] = [customersSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')
