@@ -86,7 +86,7 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
         itemMinLength: 1,
         itemMaxLength: 64,
         maxItems: 100,
-        filterHas: tagHas,
+        filterHas: tagHas(dialect),
       },
       manual_group_ids: {
         type: 'string_list',

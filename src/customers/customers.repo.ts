@@ -10,26 +10,38 @@ import type { AttributeDef, AttributeType } from './attribute-values.js';
  * beyond what a query needs; every function takes the website first.
  */
 
-/** `tags:"x"` answered from the indexed side table (one row per customer and tag), scoped to the website. */
-export function tagHas(value: string, scope: FilterScope): RawBuilder<boolean> {
-  return sql<boolean>`${sql.ref('customers.id')} in (select ${sql.ref('customer_tags.customer_id')} from ${sql.table('customer_tags')} where ${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value})`;
+/**
+ * `tags:"x"` answered from the indexed side table (one row per customer and tag), scoped to the
+ * website and uncorrelated, so the tag's customers are read once per query. On SQLite the List
+ * still walks its ORDER BY index and probes that set (measured at 1M customers: a page of a 10 %
+ * tag 13 ms instead of 130 ms when the tag drives and the matches are sorted; a 0.01 % tag 60 ms).
+ */
+export function tagHas(dialect: SqlDialect): (value: string, scope: FilterScope) => RawBuilder<boolean> {
+  return (value, scope) =>
+    // Evaluated for one customer (its own write): a primary-key probe instead of reading the tag's customers.
+    scope.customer_id
+      ? sql<boolean>`exists (select 1 from ${sql.table('customer_tags')} where ${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value} and ${sql.ref('customer_tags.customer_id')} = ${sql.ref('customers.id')})`
+      : sql<boolean>`${dialect.notDriving(sql.ref('customers.id'))} in (select ${sql.ref('customer_tags.customer_id')} from ${sql.table('customer_tags')} where ${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value})`;
 }
 
 /** The customer fields a DYNAMIC rule may use (SPEC 2.14), compiled like the customers List filter. */
-export const RULE_FIELDS: Record<string, FilterField> = {
-  email: { column: 'email', type: 'string', lowercase: true },
-  tags: { column: 'tags', type: 'string_list', has: tagHas },
-  create_time: { column: 'create_time', type: 'timestamp' },
-};
+export function ruleFields(dialect: SqlDialect): Record<string, FilterField> {
+  return {
+    email: { column: 'email', type: 'string', lowercase: true },
+    tags: { column: 'tags', type: 'string_list', has: tagHas(dialect) },
+    create_time: { column: 'create_time', type: 'timestamp' },
+  };
+}
 
 /**
  * Parses and compiles a rule with the List filter's parser and compiler; every problem is an
  * INVALID_ARGUMENT on `rule` (unparsable text, a field outside email/tags/create_time, a mistyped value).
  */
-export function compileRule(rule: string, dialect: SqlDialect, websiteId: string): RawBuilder<boolean> | undefined {
+export function compileRule(rule: string, dialect: SqlDialect, websiteId: string, customerId?: string): RawBuilder<boolean> | undefined {
   try {
     const ast = parseFilter(rule);
-    return ast && (compileFilter(ast, RULE_FIELDS, dialect, { website_id: websiteId }) as RawBuilder<boolean>);
+    const scope: FilterScope = customerId ? { website_id: websiteId, customer_id: customerId } : { website_id: websiteId };
+    return ast && (compileFilter(ast, ruleFields(dialect), dialect, scope) as RawBuilder<boolean>);
   } catch (err) {
     if (!(err instanceof InvalidArgument)) throw err;
     const [violation] = err.details as Array<{ field?: string; description?: string }>;
@@ -102,7 +114,7 @@ export async function recomputeCustomerMemberships(db: Kysely<any>, dialect: Sql
     .where('group_id', 'in', (eb: any) => eb.selectFrom('customer_groups').select('id').where('website_id', '=', websiteId).where('type', '=', 'DYNAMIC'))
     .execute();
   const compiled = groups.flatMap((g) => {
-    const where = compileRule(g.rule, dialect, websiteId);
+    const where = compileRule(g.rule, dialect, websiteId, customerId);
     return where ? [{ id: g.id as string, where }] : [];
   });
   if (compiled.length === 0) return;
@@ -130,8 +142,15 @@ export async function recomputeGroupMembers(db: Kysely<any>, dialect: SqlDialect
     await db.deleteFrom('customer_group_members').where('group_id', '=', groupId).execute();
     return { members: 0 };
   }
-  const matching = () => db.selectFrom('customers').select('customers.id').where('customers.website_id', '=', websiteId).where(where);
-  await db.deleteFrom('customer_group_members').where('group_id', '=', groupId).where('customer_id', 'not in', matching()).execute();
+  // An anti-join (NOT EXISTS with a primary-key probe per member), never NOT IN: PostgreSQL runs a NOT IN
+  // subquery that does not fit work_mem once per row, which is quadratic at a million members.
+  await db
+    .deleteFrom('customer_group_members')
+    .where('group_id', '=', groupId)
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('customers').select(sql.lit(1).as('one')).whereRef('customers.id', '=', 'customer_group_members.customer_id').where(where))),
+    )
+    .execute();
   await db
     .insertInto('customer_group_members')
     .columns(['website_id', 'group_id', 'customer_id'])

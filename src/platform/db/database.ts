@@ -31,6 +31,11 @@ export interface SqlDialect {
   jsonWithoutKey(column: string, key: string): RawBuilder<unknown>;
   /** `column` (a JSON object) has `key`. */
   jsonHasKey(column: string, key: string): RawBuilder<boolean>;
+  /**
+   * `expr` as a term the planner must not drive the query from (SQLite: unary +, so a List keeps
+   * walking its ORDER BY index and probes the term per row); PostgreSQL plans by cost: unchanged.
+   */
+  notDriving(expr: RawBuilder<unknown>): RawBuilder<unknown>;
   /** Claim rows other workers have not locked (PostgreSQL SKIP LOCKED; SQLite has one writer). */
   skipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
   /** The driver error of a UNIQUE or PRIMARY KEY violation. */
@@ -58,6 +63,7 @@ const sqliteDialect: SqlDialect = {
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query,
   forShare: (query) => query,
+  notDriving: (expr) => sql`+${expr}`,
   jsonWithoutKey: (column, key) => sql`nullif(json_remove(${sql.ref(column)}, ${'$.' + key}), '{}')`,
   jsonHasKey: (column, key) => sql<boolean>`json_type(${sql.ref(column)}, ${'$.' + key}) is not null`,
   skipLocked: (query) => query,
@@ -76,6 +82,7 @@ const postgresDialect: SqlDialect = {
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query.forUpdate(),
   forShare: (query) => query.forShare(),
+  notDriving: (expr) => expr,
   jsonWithoutKey: (column, key) => sql`nullif(${sql.ref(column)} - ${key}::text, '{}'::jsonb)`,
   jsonHasKey: (column, key) => sql<boolean>`jsonb_exists(${sql.ref(column)}, ${key}::text)`,
   skipLocked: (query) => query.forUpdate().skipLocked(),
