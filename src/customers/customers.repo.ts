@@ -12,16 +12,18 @@ import type { AttributeDef, AttributeType } from './attribute-values.js';
 
 /**
  * `tags:"x"` answered from the indexed side table (one row per customer and tag), scoped to the
- * website and uncorrelated, so the tag's customers are read once per query. On SQLite the List
- * still walks its ORDER BY index and probes that set (measured at 1M customers: a page of a 10 %
- * tag 13 ms instead of 130 ms when the tag drives and the matches are sorted; a 0.01 % tag 60 ms).
+ * website, as the dialect's semi-join (see `SqlDialect.semiJoin`; measured at 1M customers on
+ * SQLite: a page of a 10 % tag 13 ms instead of 130 ms when the tag's rows drive and the matches are
+ * sorted, a 0.01 % tag 60 ms). For one customer (its own write) it is a primary-key probe.
  */
 export function tagHas(dialect: SqlDialect): (value: string, scope: FilterScope) => RawBuilder<boolean> {
-  return (value, scope) =>
-    // Evaluated for one customer (its own write): a primary-key probe instead of reading the tag's customers.
-    scope.customer_id
-      ? sql<boolean>`exists (select 1 from ${sql.table('customer_tags')} where ${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value} and ${sql.ref('customer_tags.customer_id')} = ${sql.ref('customers.id')})`
-      : sql<boolean>`${dialect.notDriving(sql.ref('customers.id'))} in (select ${sql.ref('customer_tags.customer_id')} from ${sql.table('customer_tags')} where ${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value})`;
+  return (value, scope) => {
+    const tagged = sql<boolean>`${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value}`;
+    if (scope.customer_id) {
+      return sql<boolean>`exists (select 1 from ${sql.table('customer_tags')} where ${tagged} and ${sql.ref('customer_tags.customer_id')} = ${sql.ref('customers.id')})`;
+    }
+    return dialect.semiJoin('customers.id', { table: 'customer_tags', column: 'customer_id', where: tagged });
+  };
 }
 
 /** The customer fields a DYNAMIC rule may use (SPEC 2.14), compiled like the customers List filter. */

@@ -124,8 +124,9 @@ describe('DYNAMIC membership', () => {
     const { group: exact } = await settled(group({ type: 'DYNAMIC', rule: `email = "${c.email.toUpperCase()}"` }));
     const { group: recent } = await settled(group({ type: 'DYNAMIC', rule: `create_time >= "${c.create_time}"` }));
     const { group: old } = await settled(group({ type: 'DYNAMIC', rule: 'create_time < "2000-01-01T00:00:00Z"' }));
+    const { group: either } = await settled(group({ type: 'DYNAMIC', rule: 'tags:"nobody-has-this" OR email:"shop.example"' }));
     const ids = await groupIdsOf(c.id);
-    expect(ids).toEqual(expect.arrayContaining([byEmail.id, exact.id, recent.id]));
+    expect(ids).toEqual(expect.arrayContaining([byEmail.id, exact.id, recent.id, either.id]));
     expect(ids).not.toContain(old.id);
     // The same text as a List filter answers the same customers.
     const listed = await list(t, w.alice.token, customersUrl, { filter: 'email:"SHOP.EXAMPLE"' });

@@ -32,10 +32,13 @@ export interface SqlDialect {
   /** `column` (a JSON object) has `key`. */
   jsonHasKey(column: string, key: string): RawBuilder<boolean>;
   /**
-   * `expr` as a term the planner must not drive the query from (SQLite: unary +, so a List keeps
-   * walking its ORDER BY index and probes the term per row); PostgreSQL plans by cost: unchanged.
+   * `column` is among `inner.column` of the `inner.table` rows matching `inner.where` (a semi-join).
+   * SQLite: `+column IN (subquery)`: the set is read once, and the unary + keeps a List walking its
+   * ORDER BY index and probing the set instead of sorting every match. PostgreSQL: a correlated
+   * EXISTS, planned as a semi-join, or under OR as an index probe per row (an IN subquery there would
+   * be rescanned per row once it outgrows work_mem).
    */
-  notDriving(expr: RawBuilder<unknown>): RawBuilder<unknown>;
+  semiJoin(column: string, inner: { table: string; column: string; where: RawBuilder<boolean> }): RawBuilder<boolean>;
   /** Claim rows other workers have not locked (PostgreSQL SKIP LOCKED; SQLite has one writer). */
   skipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
   /** The driver error of a UNIQUE or PRIMARY KEY violation. */
@@ -63,7 +66,8 @@ const sqliteDialect: SqlDialect = {
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query,
   forShare: (query) => query,
-  notDriving: (expr) => sql`+${expr}`,
+  semiJoin: (column, inner) =>
+    sql<boolean>`+${sql.ref(column)} in (select ${sql.ref(`${inner.table}.${inner.column}`)} from ${sql.table(inner.table)} where ${inner.where})`,
   jsonWithoutKey: (column, key) => sql`nullif(json_remove(${sql.ref(column)}, ${'$.' + key}), '{}')`,
   jsonHasKey: (column, key) => sql<boolean>`json_type(${sql.ref(column)}, ${'$.' + key}) is not null`,
   skipLocked: (query) => query,
@@ -82,7 +86,8 @@ const postgresDialect: SqlDialect = {
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query.forUpdate(),
   forShare: (query) => query.forShare(),
-  notDriving: (expr) => expr,
+  semiJoin: (column, inner) =>
+    sql<boolean>`exists (select 1 from ${sql.table(inner.table)} where ${inner.where} and ${sql.ref(`${inner.table}.${inner.column}`)} = ${sql.ref(column)})`,
   jsonWithoutKey: (column, key) => sql`nullif(${sql.ref(column)} - ${key}::text, '{}'::jsonb)`,
   jsonHasKey: (column, key) => sql<boolean>`jsonb_exists(${sql.ref(column)}, ${key}::text)`,
   skipLocked: (query) => query.forUpdate().skipLocked(),
