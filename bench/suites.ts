@@ -7,6 +7,7 @@
 import type { Api } from './api.js';
 import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
+import { customersSuite } from './customers.js';
 
 export interface SuiteContext {
   dialect: 'sqlite' | 'postgres';
@@ -37,7 +38,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [configSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, configSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')
