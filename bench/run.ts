@@ -289,7 +289,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
           times.push(performance.now() - t0);
           if (probe.status !== 200) throw new Error(`probe answered ${probe.status}: ${probe.text.slice(0, 300)}`);
           if (i === 0 && probe.body && typeof probe.body.total_size === 'number') {
-            row.notes.unshift(`total_size ${probe.body.total_size.toLocaleString('en-US')}, ${(probe.body.projects ?? []).length} items/page`);
+            row.notes.unshift(`total_size ${probe.body.total_size.toLocaleString('en-US')}, ${(Object.values(probe.body).find(Array.isArray) as unknown[] | undefined)?.length ?? 0} items/page`);
           }
         }
         times.sort((a, b) => a - b);

@@ -8,6 +8,7 @@ import type { Api } from './api.js';
 import { contentSuite } from './content.js';
 import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
+import { customersSuite } from './customers.js';
 
 export interface SuiteContext {
   dialect: 'sqlite' | 'postgres';
@@ -38,7 +39,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [configSuite, contentSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, configSuite, contentSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

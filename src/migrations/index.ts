@@ -3,6 +3,7 @@ import * as foundation from './2026-11-22-0001-foundation.js';
 import * as views from './2026-11-22-0002-views.js';
 import * as content from './2026-11-22-0600-content.js';
 import * as config from './2026-11-22-0700-config.js';
+import * as customers from './2026-11-22-0300-customers.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0002-views': views,
   '2026-11-22-0600-content': content,
   '2026-11-22-0700-config': config,
+  '2026-11-22-0300-customers': customers,
 };

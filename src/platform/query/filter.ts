@@ -31,7 +31,14 @@ export interface FilterField {
   values?: readonly string[];
   /** `:` on this string field matches a prefix (dotted setting paths) instead of a substring. */
   hasMatchesPrefix?: boolean;
+  /** Values are stored lowercase: compare the filter value lowercased (case-insensitive match). */
+  lowercase?: boolean;
+  /** Answers `field:value` itself (e.g. from an indexed side table) instead of the column; gets the scope ids. */
+  has?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
 }
+
+/** Path ids of the query being filtered (`website_id`, ...), for `has` compilers that need the tenant. */
+export type FilterScope = Readonly<Record<string, string>>;
 
 /** The comparators of a restriction; `:` is AIP-160's "has". */
 export type FilterOperator = '=' | '!=' | '<' | '<=' | '>' | '>=' | ':';
@@ -382,6 +389,7 @@ function compileComparison(
   node: Extract<FilterAst, { kind: 'comparison' }>,
   fields: Record<string, FilterField>,
   dialect: SqlDialect,
+  scope: FilterScope,
 ): RawBuilder<SqlBool> {
   const name = node.field;
   // Own properties only, so `constructor` or `__proto__` never resolve to Object.prototype.
@@ -400,7 +408,9 @@ function compileComparison(
     const accepted = field.type === 'string_list' ? ':, = null and != null' : allowed.join(', ');
     throw InvalidArgument.field(name, `does not support ${operator} (${field.type} fields accept ${accepted})`);
   }
-  const bound = typedValue(name, field, value.text);
+  const typed = typedValue(name, field, value.text);
+  const bound = field.lowercase && typeof typed === 'string' ? typed.toLowerCase() : typed;
+  if (operator === ':' && field.has) return field.has(String(bound), scope).$castTo<SqlBool>();
 
   if (operator === ':' && field.type === 'string' && field.hasMatchesPrefix) {
     return sql<SqlBool>`${column} like ${escapeLike(String(bound)) + '%'} escape '\\'`;
@@ -413,25 +423,25 @@ function compileComparison(
   return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATOR[operator])} ${parameter}`;
 }
 
-function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect): RawBuilder<SqlBool> {
+function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope): RawBuilder<SqlBool> {
   switch (ast.kind) {
     case 'comparison':
-      return compileComparison(ast, fields, dialect);
+      return compileComparison(ast, fields, dialect, scope);
     case 'and':
     case 'or': {
-      const parts = ast.operands.map((o) => compileNode(o, fields, dialect));
+      const parts = ast.operands.map((o) => compileNode(o, fields, dialect, scope));
       return sql<SqlBool>`(${sql.join(parts, sql.raw(` ${ast.kind} `))})`;
     }
     case 'not':
       // A comparison on a NULL column is unknown, and SQL's NOT keeps it unknown (row dropped);
       // coalescing makes NOT a true complement, consistent with `!=` matching NULLs.
-      return sql<SqlBool>`not coalesce(${compileNode(ast.operand, fields, dialect)}, false)`;
+      return sql<SqlBool>`not coalesce(${compileNode(ast.operand, fields, dialect, scope)}, false)`;
   }
 }
 
 /** Compiles an AST to a boolean expression over the declared columns; undeclared fields and mistyped values throw InvalidArgument naming the field. */
-export function compileFilter(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect): Expression<SqlBool> {
-  return compileNode(ast, fields, dialect);
+export function compileFilter(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope = {}): Expression<SqlBool> {
+  return compileNode(ast, fields, dialect, scope);
 }
 
 /** Parses and compiles `text`, returning the WHERE expression (undefined when empty) and the canonical text page tokens bind to. */
@@ -439,9 +449,10 @@ export function buildFilter(
   text: string | undefined,
   fields: Record<string, FilterField>,
   dialect: SqlDialect,
+  scope: FilterScope = {},
 ): { where: Expression<SqlBool> | undefined; canonical: string } {
   const ast = parseFilter(text ?? '');
-  return { where: ast && compileFilter(ast, fields, dialect), canonical: formatFilter(ast) };
+  return { where: ast && compileFilter(ast, fields, dialect, scope), canonical: formatFilter(ast) };
 }
 
 /** A value of a row held in memory, as the filter compares it (timestamps in epoch ms). */

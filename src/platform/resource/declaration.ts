@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { Caller, RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 
@@ -35,6 +35,13 @@ export interface FieldDecl {
   notBlank?: boolean;
   /** Trim surrounding whitespace before validation. */
   trim?: boolean;
+  /** Store lowercase (after trimming), and compare filter values on the field lowercase too. */
+  lowercase?: boolean;
+  /**
+   * How `field:value` (has) is answered when not from the field's own column, e.g. from an indexed
+   * side table. `scope` holds the List's path ids (`website_id`, ...).
+   */
+  filterHas?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
   /** Extra JSON Schema for the field's OpenAPI description (objects). */
   schema?: Record<string, unknown>;
   /** For a filterable string: `field:"x"` matches values starting with x instead of containing it (dotted paths). */
@@ -158,6 +165,12 @@ export interface CustomMethodDecl {
 
 /** Rules the declaration cannot express. All run inside the write's transaction. */
 export interface ResourceHooks {
+  /**
+   * Runs before the write's transaction opens (Create and Update, validate_only included): slow,
+   * self-contained work such as password hashing, so it never holds the write lock. May rewrite
+   * `input` (the trimmed body); `paths` are the fields being written.
+   */
+  prepare?(ctx: RequestContext, input: Record<string, unknown>, paths: readonly string[], mode: 'create' | 'update'): Promise<void> | void;
   /** Fill server-decided fields on a new row and check rules; throw ApiErrors to refuse. */
   beforeCreate?(ctx: WriteContext, row: Row): Promise<void> | void;
   /** Writes that belong with the new row (memberships, operations). */
@@ -166,6 +179,12 @@ export interface ResourceHooks {
   beforeUpdate?(ctx: WriteContext, next: Row, previous: Row): Promise<void> | void;
   /** Refuse or clean up before a delete; `force` is the AIP-135 flag. */
   beforeDelete?(ctx: WriteContext, row: Row, force: boolean): Promise<void> | void;
+  /**
+   * Loads computed data for a batch of rows (one query per page, never one per row) before
+   * `present` runs; adds it to the rows, e.g. `row.$group_ids`. `db` is the connection or
+   * transaction the rows came from.
+   */
+  enrich?(db: Kysely<any>, rows: Row[]): Promise<void>;
   /** Computed output fields (e.g. `parent`, `website_url`), added to the mapped resource. */
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */

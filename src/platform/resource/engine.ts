@@ -137,6 +137,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       type: field.type === 'object' || field.type === 'json' ? 'string' : field.type,
       values: field.values,
       hasMatchesPrefix: field.hasMatchesPrefix,
+      lowercase: field.lowercase,
+      has: field.filterHas,
     };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
@@ -180,6 +182,13 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     for (const p of collectionParams.slice(0, -1)) q = q.where(p, '=', params[p]);
     if (!(await q.executeTakeFirst())) throw new NotFound(`${parentParam.replace(/_id$/, '')} ${params[parentParam]}`);
   }
+
+  /** Maps rows to resources, first loading their computed data in one batch (`hooks.enrich`). */
+  async function presentAll(db: Kysely<any>, rows: Row[]): Promise<Resource[]> {
+    if (hooks.enrich && rows.length) await hooks.enrich(db, rows);
+    return rows.map(present);
+  }
+  const presentOne = async (db: Kysely<any>, row: Row): Promise<Resource> => (await presentAll(db, [row]))[0];
 
   /**
    * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
@@ -255,7 +264,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const field = decl.fields[name];
       const value = input[name];
       if (!field || typeof value !== 'string') continue;
-      const text = field.trim ? value.trim() : value;
+      const trimmed = field.trim ? value.trim() : value;
+      const text = field.lowercase ? trimmed.toLowerCase() : trimmed;
       input[name] = text;
       if (field.notBlank && text.trim() === '') violations.push({ field: name, description: 'must not be blank' });
     }
@@ -332,7 +342,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     if (!previous) return undefined;
     const { id } = dialect.readJson<{ id: string }>(previous.result);
     const existing = await db.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
-    if (existing) return present(existing);
+    if (existing) return presentOne(db, existing);
     if (dropStale) await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('request_id', '=', requestId).execute();
     return undefined;
   }
@@ -367,12 +377,12 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         .values({ scope: idempotencyScope, request_id: opts.requestId, result: dialect.json({ id: row.id }), create_time: ctx.now })
         .execute();
     }
-    return present(row);
+    return presentOne(trx, row);
   }
 
-  function checkIfMatch(ifMatch: string | undefined, previous: Row): void {
+  async function checkIfMatch(db: Kysely<any>, ifMatch: string | undefined, previous: Row): Promise<void> {
     if (ifMatch && !etagMatches(ifMatch, etagOf(previous))) {
-      throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+      throw new Aborted('the resource changed since the etag in If-Match was read', await presentOne(db, previous));
     }
   }
 
@@ -396,7 +406,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const { pageSize, skip } = parsePageWindow(query);
 
       const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
-      const filter = buildFilter(query.filter, filterFields, dialect);
+      const filter = buildFilter(query.filter, filterFields, dialect, params);
       // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
       const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
       const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
@@ -431,7 +441,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       });
 
       const more = rows.length > pageSize;
-      const items = (more ? rows.slice(0, pageSize) : rows).map(present);
+      const items = await presentAll(database.read, more ? rows.slice(0, pageSize) : rows);
       let nextPageToken: string | undefined;
       if (more) {
         const last = rows[pageSize - 1];
@@ -446,9 +456,9 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           if (err instanceof NotFound) return defaultRow(ctx, params);
           throw err;
         });
-        return present(row);
+        return presentOne(database.db, row);
       }
-      return present(await load(database.db, ctx, params));
+      return presentOne(database.db, await load(database.db, ctx, params));
     },
 
     async create(ctx, params, body, opts = {}) {
@@ -459,8 +469,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (opts.requestId !== undefined && (opts.requestId.length === 0 || opts.requestId.length > 64)) {
         throw InvalidArgument.field('request_id', 'must be 1 to 64 characters');
       }
+      const input = { ...body };
+      await hooks.prepare?.(ctx, input, Object.keys(input), 'create');
       try {
-        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, { ...body }, opts));
+        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, input, opts));
         return { resource, created: true };
       } catch (err) {
         // A concurrent create with the same request_id committed first: answer its result.
@@ -496,6 +508,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         paths = Object.keys(input).filter((k) => decl.fields[k] && isWritable(decl.fields[k]) && input[k] !== null);
       }
       normalise(input, paths, violations);
+      await hooks.prepare?.(ctx, input, paths, 'update');
 
       return inTransaction(opts.validateOnly ?? false, async (trx, pending) => {
         let previous: Row;
@@ -508,7 +521,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           }
           throw err;
         }
-        checkIfMatch(opts.ifMatch, previous);
+        await checkIfMatch(trx, opts.ifMatch, previous);
         const next: Row = { ...previous };
         for (const name of paths) {
           const field = decl.fields[name];
@@ -534,24 +547,24 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         }
         throwViolations(violations);
         await hooks.beforeUpdate?.(writeContext(ctx, trx, params, pending, input, paths), next, previous);
-        return { resource: present(await persist(trx, ctx, next, previous)), created: false };
+        return { resource: await presentOne(trx, await persist(trx, ctx, next, previous)), created: false };
       });
     },
 
     async mutate(ctx, params, change, opts = {}) {
       return inTransaction(false, async (trx, pending) => {
         const previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
-        checkIfMatch(opts.ifMatch, previous);
+        await checkIfMatch(trx, opts.ifMatch, previous);
         const next: Row = { ...previous };
         await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
-        return present(await persist(trx, ctx, next, previous));
+        return presentOne(trx, await persist(trx, ctx, next, previous));
       });
     },
 
     async delete(ctx, params, opts = {}) {
       await inTransaction(false, async (trx, pending) => {
         const previous = await load(trx, ctx, params, true);
-        checkIfMatch(opts.ifMatch, previous);
+        await checkIfMatch(trx, opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
         await byKey(trx.deleteFrom(decl.table), previous).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));
