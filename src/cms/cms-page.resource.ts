@@ -112,12 +112,20 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
           'applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group ' +
           "and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. " +
           'Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that ' +
-          'view (`is_active` and `visible_view_ids`). A view or customer group of another website is INVALID_ARGUMENT. Two indexed queries.',
+          'view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of ' +
+          'another website is INVALID_ARGUMENT. Two prepared, indexed queries.',
         access: 'read',
         body: {
           properties: {
             view_id: { type: 'string', maxLength: 64, description: "View to read as; default: the website's default view." },
             customer_group_id: { type: 'string', maxLength: 64, description: 'Customer group to read as; absent: a visitor in no group.' },
+            customer_id: {
+              type: 'string',
+              maxLength: 64,
+              description:
+                "Customer to read as (instead of `customer_group_id`): among the versions of the customer's groups, the group with the highest " +
+                'customer-group `priority` wins (SPEC 2.14), then the highest version `priority`, then the older version.',
+            },
           },
         },
         response: resolvedPageSchema,

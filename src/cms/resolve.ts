@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { RequestContext } from '../platform/auth/context.js';
 import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
@@ -7,7 +7,7 @@ import type { JsonSchema } from '../platform/resource/schemas.js';
 
 /** Reads a page or block as one view (and, for pages, one customer group) sees it. */
 export interface PageResolver {
-  resolve(ctx: RequestContext, params: Record<string, string>, body: { view_id?: string; customer_group_id?: string }): Promise<Record<string, unknown>>;
+  resolve(ctx: RequestContext, params: Record<string, string>, body: { view_id?: string; customer_group_id?: string; customer_id?: string }): Promise<Record<string, unknown>>;
 }
 
 export interface ResolverSpec {
@@ -36,7 +36,8 @@ export const resolvedPageSchema: JsonSchema = {
     name: text('The page, `websites/{w}/cms_pages/{p}`.'),
     id: text('Id of the page.'),
     view_id: text('The view read as (the default view when none was named).'),
-    customer_group_id: text('The customer group read as, when one was named.'),
+    customer_group_id: text('The customer group read as: the one named, or for a `customer_id` the group whose version won.'),
+    customer_id: text('The customer read as, when one was named.'),
     cms_page_group_id: text('The customer-group version that won, when one did.'),
     overridden_fields: { type: 'array', items: { type: 'string' }, description: 'Fields taken from the view overlay.' },
     is_visible: { type: 'boolean', description: 'Whether the site serves the page in this view (`is_active` and `visible_view_ids`).' },
@@ -143,6 +144,45 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
       )
     : undefined;
 
+  // A customer: the best version among their groups' versions. SPEC 2.14: between groups the
+  // customer group's `priority` decides; within one group the version's `priority`; then the older.
+  const bestVersionForCustomer = spec.groups
+    ? prepared(
+        db
+          .selectFrom('customers as c')
+          .leftJoin('customer_group_members as cm', (join) => join.onRef('cm.customer_id', '=', 'c.id').onRef('cm.website_id', '=', 'c.website_id'))
+          .leftJoin('customer_groups as cg', 'cg.id', 'cm.group_id')
+          .leftJoin(`${spec.groups.membersTable} as m`, (join) =>
+            join
+              .onRef('m.website_id', '=', 'c.website_id')
+              .onRef('m.customer_group_id', '=', 'cm.group_id')
+              .on('m.cms_page_id', '=', slot('page'))
+              .on('m.view_id', 'in', [slot('view'), '']),
+          )
+          .leftJoin(`${spec.groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
+          .select([
+            'c.id as customer_found',
+            'm.customer_group_id as matched_group_id',
+            'g.id as version_id',
+            'g.update_time as version_update_time',
+            ...spec.contentFields.map((f) => `g.${f} as g_${f}`),
+          ])
+          .where('c.website_id', '=', slot('website'))
+          .where('c.id', '=', slot('customer'))
+          .orderBy(sql`case when g.id is null then 1 else 0 end`)
+          .orderBy('cg.priority', 'desc')
+          .orderBy('m.priority', 'desc')
+          .orderBy('m.create_time', 'asc')
+          .limit(1),
+      )
+    : undefined;
+
+  async function customerVersion(websiteId: string, pageId: string, viewId: string | undefined, customerId: string): Promise<Row | undefined> {
+    const row = await bestVersionForCustomer!({ website: websiteId, page: pageId, view: viewId ?? '', customer: customerId });
+    if (!row) throw InvalidArgument.field('customer_id', `${customerId} is not a customer of this website`);
+    return row.version_id ? row : undefined;
+  }
+
   async function groupVersion(websiteId: string, pageId: string, viewId: string | undefined, groupId: string): Promise<Row | undefined> {
     const row = await bestVersion!({ website: websiteId, page: pageId, view: viewId ?? '', group: groupId });
     if (!row) throw InvalidArgument.field('customer_group_id', `${groupId} is not a customer group of this website`);
@@ -170,9 +210,19 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
       if (overridden.length) updateTime = Math.max(updateTime, Number(row.o_update_time));
       result.overridden_fields = overridden;
 
-      if (spec.groups && body.customer_group_id) {
-        result.customer_group_id = body.customer_group_id;
-        const version = await groupVersion(websiteId, id, viewId, body.customer_group_id);
+      if (spec.groups && body.customer_group_id && body.customer_id) {
+        throw InvalidArgument.field('customer_id', 'name either customer_id or customer_group_id, not both');
+      }
+      if (spec.groups && (body.customer_group_id || body.customer_id)) {
+        let version: Row | undefined;
+        if (body.customer_id) {
+          result.customer_id = body.customer_id;
+          version = await customerVersion(websiteId, id, viewId, body.customer_id);
+          if (version) result.customer_group_id = version.matched_group_id;
+        } else {
+          result.customer_group_id = body.customer_group_id;
+          version = await groupVersion(websiteId, id, viewId, body.customer_group_id!);
+        }
         if (version) {
           result.cms_page_group_id = version.version_id;
           // A version's own fields win; fields it leaves empty show what the view shows.

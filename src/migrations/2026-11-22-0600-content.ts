@@ -63,9 +63,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('cms_page_views_create_time').on('cms_page_views').columns(['website_id', 'cms_page_id', 'create_time', 'id']).execute();
   await db.schema.createIndex('cms_page_views_view').on('cms_page_views').columns(['website_id', 'id']).execute();
 
-  // Customer-group versions of a page. Group ids are checked against `customer_groups` on write
-  // (that table belongs to the customers area); resolving starts from the group row, so a deleted
-  // group never matches.
+  // Customer-group versions of a page. Group ids are checked against `customer_groups` on write;
+  // a deleted group's membership rows go with it (foreign key below).
   await common(
     db.schema
       .createTable('cms_page_groups')
@@ -96,7 +95,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('website_id', 'text', (c) => c.notNull())
     .addColumn('cms_page_id', 'text', (c) => c.notNull())
     .addColumn('cms_page_group_id', 'text', (c) => c.notNull())
-    .addColumn('customer_group_id', 'text', (c) => c.notNull())
+    .addColumn('customer_group_id', 'text', (c) => c.notNull().references('customer_groups.id').onDelete('cascade'))
     .addColumn('view_id', 'text', (c) => c.notNull())
     .addColumn('priority', 'integer', (c) => c.notNull())
     .addColumn('create_time', 'bigint', (c) => c.notNull())

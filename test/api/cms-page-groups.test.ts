@@ -114,6 +114,37 @@ describe('customer-group versions of a page', () => {
     expectError(await t.request('GET', `${pagesUrl}/missing/groups`, { token: alice.token }), 404, 'NOT_FOUND');
   });
 
+  it('read as a customer: between the customer\'s groups the customer-group priority decides (SPEC 2.14), then the version priority', async () => {
+    const groupsUrl = `${API}/websites/${alice.websiteId}/customer_groups`;
+    const gold = expectStatus(await post(groupsUrl, { display_name: 'Gold', priority: 10 }), 201).id;
+    const silver = expectStatus(await post(groupsUrl, { display_name: 'Silver', priority: 1 }), 201).id;
+    const customer = expectStatus(
+      await post(`${API}/websites/${alice.websiteId}/customers`, { email: `c${Date.now()}@example.com`, password: 'secret-123', manual_group_ids: [gold, silver] }),
+      201,
+    );
+    const page = await createPage();
+    const forSilver = await addVersion(page, { customer_group_ids: [silver], priority: 100, content: '<p>Silver</p>' });
+    const goldLow = await addVersion(page, { customer_group_ids: [gold], priority: 1, content: '<p>Gold low</p>' });
+    await addVersion(page, { customer_group_ids: [gold], priority: 0, content: '<p>Gold lower</p>' });
+    const asCustomer = expectStatus(await resolve(page, { customer_id: customer.id }), 200);
+    expect(asCustomer).toMatchObject({ customer_id: customer.id, customer_group_id: gold, cms_page_group_id: goldLow.id, content: '<p>Gold low</p>' });
+    // Without a version for Gold, Silver's applies.
+    expectNoBody(await t.request('DELETE', `${API}/${goldLow.name}`, { token: alice.token }), 204);
+    const other = await createPage();
+    await addVersion(other, { customer_group_ids: [silver], content: '<p>Silver only</p>' });
+    expect(expectStatus(await resolve(other, { customer_id: customer.id }), 200)).toMatchObject({ customer_group_id: silver, content: '<p>Silver only</p>' });
+    expect(forSilver.priority).toBe(100);
+    // A customer in no group with a version reads the page; another website's customer is refused.
+    const plain = expectStatus(await post(`${API}/websites/${alice.websiteId}/customers`, { email: `p${Date.now()}@example.com`, password: 'secret-123' }), 201);
+    expect(expectStatus(await resolve(page, { customer_id: plain.id }), 200).content).toBe('<p>Everyone</p>');
+    const bobCustomer = expectStatus(
+      await post(`${API}/websites/${bob.websiteId}/customers`, { email: `b${Date.now()}@example.com`, password: 'secret-123' }, bob.token),
+      201,
+    );
+    expectInvalid(await resolve(page, { customer_id: bobCustomer.id }), 'customer_id');
+    expectInvalid(await resolve(page, { customer_id: customer.id, customer_group_id: gold }), 'customer_id');
+  });
+
   it('a deleted customer group no longer matches', async () => {
     const page = await createPage();
     const temp = expectStatus(await post(`${API}/websites/${alice.websiteId}/customer_groups`, { display_name: 'Temp' }), 201).id;
