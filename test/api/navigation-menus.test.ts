@@ -134,8 +134,14 @@ describe('items', () => {
     const child = expectStatus(await t.request('GET', `${API}/${a1.name}`, { token: alice.token }), 200);
     expect(child).toMatchObject({ level: 2, path: `${b.id}/${a.id}/${a1.id}` });
     expect(await siblings(menu, null)).toEqual(['C', 'B']);
-    // Depth-first by path (ids sort by creation time); sort_order may leave gaps, only its order counts.
-    expect(await tree(menu)).toEqual(['B#3', '  A#0', '    A1#0', 'C#2']);
+    // Depth-first by path (bytewise); sort_order may leave gaps, only its order counts.
+    const expected = [
+      [b.id, 'B#3'],
+      [`${b.id}/${a.id}`, '  A#0'],
+      [`${b.id}/${a.id}/${a1.id}`, '    A1#0'],
+      [c.id, 'C#2'],
+    ].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0));
+    expect(await tree(menu)).toEqual(expected.map(([, label]) => label));
   });
 
   it(':move refuses moving under itself or a descendant, foreign after_id, a stale If-Match, unknown fields', async () => {
