@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Config } from './config.js';
 import { accountResource } from './accounts/account.resource.js';
 import { projectResource } from './projects/project.resource.js';
@@ -9,7 +8,8 @@ import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
 import { areas } from './areas.js';
 import type { AreaDeps, SurfaceDeps } from './platform/area.js';
-import { createDiskBlobStore, type BlobStore } from './platform/storage/blobs.js';
+import type { BlobStore } from './platform/storage/blobs.js';
+import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
 import { createSignupService } from './signup/signup.service.js';
@@ -59,7 +59,7 @@ export async function buildApp(opts: {
   config: Config;
   database: Database;
   logger?: FastifyServerOptions['logger'];
-  /** Default: local disk under DATA_DIR/blobs. */
+  /** Default: what BLOB_STORE names (local disk under DATA_DIR/blobs, or S3). */
   blobs?: BlobStore;
 }): Promise<Platform> {
   const { config, database } = opts;
@@ -100,7 +100,7 @@ export async function buildApp(opts: {
     config,
     database,
     operations,
-    blobs: opts.blobs ?? createDiskBlobStore(join(config.dataDir, 'blobs')),
+    blobs: opts.blobs ?? blobStoreFromConfig(config),
     secrets,
     logger: app.log,
     services,

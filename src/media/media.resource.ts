@@ -7,12 +7,12 @@ import { PATH_ID_PATTERN } from '../platform/resource/ids.js';
 
 /** Prefix of every blob of one media: its original and all its variants (Delete removes it whole). */
 export function mediaBlobPrefix(websiteId: string, mediaId: string): string {
-  return `websites/${websiteId}/media/${mediaId}/`;
+  return `websites/${websiteId}/media/${mediaId}`;
 }
 
 /** The stored original of a media. */
 export function originalKey(websiteId: string, mediaId: string): string {
-  return `${mediaBlobPrefix(websiteId, mediaId)}original`;
+  return `${mediaBlobPrefix(websiteId, mediaId)}/original`;
 }
 
 /** Refuses a `folder_id` that is not a folder of this website (another website's folder included). */

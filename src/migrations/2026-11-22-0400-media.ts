@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { bytewiseText } from './column-types.js';
 
 /**
  * Media library: folders (a tree kept as a materialized path of ids) and media (one stored
@@ -14,7 +15,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('display_name', 'text', (c) => c.notNull())
     // Deleting a folder takes its subtree with it; the service moves or deletes the media first.
     .addColumn('parent_id', 'text', (c) => c.references('media_folders.id').onDelete('cascade'))
-    .addColumn('path', 'text', (c) => c.notNull())
+    .addColumn('path', bytewiseText(db), (c) => c.notNull())
     .addColumn('level', 'integer', (c) => c.notNull())
     .addColumn('sort_order', 'integer', (c) => c.notNull())
     .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(1))
