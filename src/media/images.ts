@@ -67,10 +67,11 @@ async function looksLikeSvg(path: string): Promise<boolean> {
  */
 export async function inspectFile(path: string, maxPixels: number): Promise<FileFacts> {
   const detected = await fileTypeFromFile(path);
-  if (!detected) {
-    if (await looksLikeSvg(path)) return { mimeType: 'image/svg+xml', extension: 'svg', isImage: false };
-    return { mimeType: 'application/octet-stream', extension: undefined, isImage: false };
+  // file-type calls an SVG `application/xml` (or nothing, without the XML declaration).
+  if ((!detected || detected.mime === 'application/xml') && (await looksLikeSvg(path))) {
+    return { mimeType: 'image/svg+xml', extension: 'svg', isImage: false };
   }
+  if (!detected) return { mimeType: 'application/octet-stream', extension: undefined, isImage: false };
   const facts: FileFacts = { mimeType: detected.mime, extension: detected.ext, isImage: false };
   if (!TRANSFORMABLE[detected.mime]) return facts;
 
