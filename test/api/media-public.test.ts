@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { API, expectError, expectInvalid, expectNoBody, expectStatus } from '../support/fixtures.js';
+import { blobStoreFromConfig } from '../../src/platform/storage/configured.js';
 import { jpeg, png, publicGet, publicUrl, SVG, upload } from '../support/media.js';
 
 let t: TestApp;
@@ -20,8 +21,25 @@ let rotated: any; // stored 300×200 with orientation 6: 200×300 upright
 let logo: any; // SVG
 let textFile: any;
 
+/** Keys of every variant written to blob storage (the real disk store, observed). */
+const variantWrites: string[] = [];
+
 beforeAll(async () => {
-  t = await startTestApp();
+  t = await startTestApp(
+    {},
+    {
+      blobs: (config) => {
+        const disk = blobStoreFromConfig(config);
+        return {
+          ...disk,
+          put(key, body, opts) {
+            if (key.includes('/variants/')) variantWrites.push(key);
+            return disk.put(key, body, opts);
+          },
+        };
+      },
+    },
+  );
   alice = await t.signUp();
   bob = await t.signUp();
   photoBytes = await jpeg(400, 300);
@@ -137,6 +155,7 @@ describe('public read', () => {
     expect(await variantFiles(media)).toHaveLength(1);
     const second = await get(media, '?w=50');
     expect(Buffer.compare(first.bytes, second.bytes)).toBe(0);
+    expect(variantWrites.filter((key) => key.includes(media.id))).toHaveLength(1);
     expect(second.headers['content-length']).toBe(String(second.bytes.length));
   });
 
@@ -146,6 +165,7 @@ describe('public read', () => {
     for (const a of answers) expect(a.statusCode).toBe(200);
     expect(new Set(answers.map((a) => a.bytes.toString('base64'))).size).toBe(1);
     expect(await variantFiles(media)).toEqual(['w123h0q85.webp']);
+    expect(variantWrites.filter((key) => key.includes(media.id))).toEqual([`websites/${alice.websiteId}/media/${media.id}/variants/w123h0q85.webp`]);
   });
 
   it('SVG is served as image/svg+xml with a sandboxing Content-Security-Policy and is never transformed', async () => {
