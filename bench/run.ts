@@ -14,6 +14,8 @@
  *   BENCH_DIALECTS=sqlite    which dialects, comma-separated (default: sqlite,postgres)
  *   BENCH_DURATION=10        seconds per case (full run)
  *   BENCH_POSTGRES_URL=…     superuser URL of an existing PostgreSQL server (default: a throwaway one)
+ *   BENCH_ONLY=media         only the media cases (bench/media.ts); their section of docs/performance.md is replaced
+ *   BENCH_MEDIA=0            skip the media cases
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,11 +32,13 @@ import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
 import { startServer, type ServerHandle } from './server.js';
+import { runMediaBench, type MediaBenchReport } from './media.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
+const STATIC_JS = join(ROOT, 'dist', 'bench', 'static-server.js');
 const DOC = join(ROOT, 'docs', 'performance.md');
 
 function flag(name: string): boolean {
@@ -43,6 +47,10 @@ function flag(name: string): boolean {
 }
 
 const QUICK = flag('BENCH_QUICK');
+const MEDIA_ONLY = process.env.BENCH_ONLY === 'media';
+const MEDIA = MEDIA_ONLY || process.env.BENCH_MEDIA === undefined || flag('BENCH_MEDIA');
+const MEDIA_START = '<!-- media:start -->';
+const MEDIA_END = '<!-- media:end -->';
 const SMALL = QUICK ? 10_000 : 100_000;
 const LARGE = QUICK ? 100_000 : 1_000_000;
 const DURATION_S = QUICK ? 2 : Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
@@ -433,7 +441,26 @@ function targetsText(): string[] {
   ];
 }
 
-function writeDoc(reports: DialectReport[], info: Record<string, string>, startedAt: Date): void {
+/** The media section, between markers so a `BENCH_ONLY=media` run can replace it alone. */
+function mediaSection(media: MediaBenchReport, startedAt: Date): string[] {
+  return [MEDIA_START, ...media.markdown, `_Media cases run ${startedAt.toISOString().replace(/\.\d+Z$/, 'Z')}${QUICK ? ' (quick smoke run)' : ''}._`, MEDIA_END, ''];
+}
+
+function writeMediaOnly(media: MediaBenchReport, startedAt: Date): void {
+  let doc = '';
+  try {
+    doc = readFileSync(DOC, 'utf8');
+  } catch {
+    doc = '# Performance\n\n';
+  }
+  const section = mediaSection(media, startedAt).join('\n');
+  const start = doc.indexOf(MEDIA_START);
+  const end = doc.indexOf(MEDIA_END);
+  doc = start >= 0 && end > start ? doc.slice(0, start) + section + doc.slice(end + MEDIA_END.length + 1) : `${doc.trimEnd()}\n\n${section}`;
+  writeFileSync(DOC, doc);
+}
+
+function writeDoc(reports: DialectReport[], info: Record<string, string>, startedAt: Date, media?: MediaBenchReport): void {
   const command = `${QUICK ? 'BENCH_QUICK=1 ' : ''}${process.env.BENCH_DIALECTS ? `BENCH_DIALECTS=${process.env.BENCH_DIALECTS} ` : ''}npm run bench`;
   const lines: string[] = [
     '# Performance',
@@ -487,6 +514,7 @@ function writeDoc(reports: DialectReport[], info: Record<string, string>, starte
       lines.push(`The server logged ${r.serverProblems.length}${r.serverProblems.length >= 50 ? '+' : ''} warning/error lines; the first:`, '', '```', ...r.serverProblems.slice(0, 5).map((l) => l.slice(0, 500)), '```', '');
     }
   }
+  if (media) lines.push(...mediaSection(media, startedAt));
   mkdirSync(dirname(DOC), { recursive: true });
   writeFileSync(DOC, lines.join('\n'));
 }
@@ -500,7 +528,7 @@ async function main(): Promise<number> {
   log(`machine: ${info.nproc} CPUs (${info.cpu}), Node ${info.node}, SQLite ${info.sqlite}`);
 
   const reports: DialectReport[] = [];
-  for (const dialect of DIALECTS) {
+  for (const dialect of MEDIA_ONLY ? [] : DIALECTS) {
     let pgServer: PostgresServer | undefined;
     if (dialect === 'postgres') {
       const acquired = await acquirePostgres();
@@ -526,10 +554,31 @@ async function main(): Promise<number> {
     console.log('');
   }
 
-  writeDoc(reports, info, startedAt);
+  let media: MediaBenchReport | undefined;
+  if (MEDIA) {
+    const tmp = mkdtempSync(join(tmpdir(), 'siteplatform-bench-media-'));
+    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+    media = await runMediaBench({
+      mainJs: MAIN_JS,
+      staticJs: STATIC_JS,
+      cwd: ROOT,
+      tmp,
+      durationS: DURATION_S,
+      connections: CONNECTIONS,
+      coldSamples: QUICK ? 5 : 15,
+      log,
+      cleanups,
+    });
+    await runCleanups();
+    console.log(`\n${media.text.join('\n')}\n`);
+    if (media.failed) loud('media run FAILED or had failed requests');
+  }
+
+  if (MEDIA_ONLY && media) writeMediaOnly(media, startedAt);
+  else writeDoc(reports, info, startedAt, media);
   log(`wrote ${DOC}`);
   for (const r of reports) if (r.status === 'skipped') loud(`${r.title} was SKIPPED: ${r.reason}`);
-  return reports.some((r) => r.status === 'failed') ? 1 : 0;
+  return reports.some((r) => r.status === 'failed') || media?.failed ? 1 : 0;
 }
 
 let exiting = false;
