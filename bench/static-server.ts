@@ -1,13 +1,13 @@
 /**
  * The ceiling of the media bench: the same bytes a cached variant read answers, served by
  * @fastify/static from a directory (its ETag, Last-Modified, Cache-Control), as a child process
- * like the platform. `node dist/bench/static-server.js <dir>` prints `listening on <url>`.
+ * like the platform. `STATIC_ROOT=<dir> node dist/bench/static-server.js` prints `listening on <url>`.
  */
 import fastifyStatic from '@fastify/static';
 import Fastify from 'fastify';
 
-const root = process.argv[2];
-if (!root) throw new Error('usage: static-server.js <directory>');
+const root = process.env.STATIC_ROOT;
+if (!root) throw new Error('STATIC_ROOT must name the directory to serve');
 const app = Fastify({ logger: false });
 await app.register(fastifyStatic, { root, maxAge: 86_400_000 });
 const address = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -31,6 +31,7 @@ export interface Config {
     transformConcurrency: number;
     transformQueue: number;
     cacheMaxAgeSeconds: number;
+    memoryCacheBytes: number;
   };
 }
 
@@ -116,6 +117,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       transformConcurrency: positiveInteger(env, 'MEDIA_TRANSFORM_CONCURRENCY', availableParallelism()),
       transformQueue: positiveInteger(env, 'MEDIA_TRANSFORM_QUEUE', 1000),
       cacheMaxAgeSeconds: positiveInteger(env, 'MEDIA_CACHE_MAX_AGE', 86_400),
+      memoryCacheBytes: env.MEDIA_MEMORY_CACHE_BYTES === '0' ? 0 : positiveInteger(env, 'MEDIA_MEMORY_CACHE_BYTES', 64 * 1024 * 1024),
     },
   };
 }

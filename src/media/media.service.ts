@@ -24,6 +24,43 @@ export interface MediaLimits {
   transformQueue: number;
   /** `max-age` of public reads, seconds. */
   cacheMaxAgeSeconds: number;
+  /** Bytes of hot variants kept in memory in front of blob storage; 0 turns it off. */
+  memoryCacheBytes: number;
+}
+
+/** Variants larger than this are always streamed from blob storage. */
+const MEMORY_CACHE_ENTRY_MAX = 512 * 1024;
+
+/**
+ * Least-recently-used variant bytes by blob key, bounded in total size. Variant bytes under one key
+ * never change (the key names the media and every parameter), so an entry is never stale; a
+ * deleted media is refused by the row lookup every read still does, and its entries age out.
+ */
+class VariantMemoryCache {
+  private readonly entries = new Map<string, Buffer>();
+  private total = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get(key: string): Buffer | undefined {
+    const bytes = this.entries.get(key);
+    if (bytes) {
+      this.entries.delete(key);
+      this.entries.set(key, bytes);
+    }
+    return bytes;
+  }
+
+  set(key: string, bytes: Buffer): void {
+    if (bytes.length > MEMORY_CACHE_ENTRY_MAX || bytes.length > this.maxBytes || this.entries.has(key)) return;
+    this.entries.set(key, bytes);
+    this.total += bytes.length;
+    for (const [oldest, old] of this.entries) {
+      if (this.total <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.total -= old.length;
+    }
+  }
 }
 
 /** A file part already streamed to a temporary file by the route. */
@@ -167,6 +204,7 @@ export function createMediaService(deps: MediaServiceDeps) {
   const { database, blobs, limits } = deps;
   const transforms = new Semaphore(limits.transformConcurrency, limits.transformQueue);
   const variantsInFlight = new SingleFlight<Buffer>();
+  const hot = new VariantMemoryCache(limits.memoryCacheBytes);
 
   // The public read's lookup runs as a prepared statement (compiled once, placeholders for the ids).
   const lookup = database.prepare(
@@ -185,17 +223,24 @@ export function createMediaService(deps: MediaServiceDeps) {
     return { ...(row as PublicRow), file_size: Number(row.file_size), create_time: Number(row.create_time), is_image: row.is_image === true || row.is_image === 1 };
   }
 
-  /** Makes one variant from the original and stores it; the caller serves the bytes it answers. */
-  async function produceVariant(row: PublicRow, key: string, spec: TransformSpec): Promise<Buffer> {
+  /** Makes one variant from the original (inside a transform slot). */
+  async function makeVariant(row: PublicRow, spec: TransformSpec): Promise<Buffer> {
     const original = await blobs.get(row.storage_path);
     if (!original) throw new Error(`original of media ${row.id} is missing from blob storage (${row.storage_path})`);
     const input = await readAll(original.stream);
-    const output = await transformImage(input, spec, limits.maxPixels);
-    await blobs.put(key, output, { contentType: CONTENT_TYPE_OF[spec.format] });
-    // A Delete that committed while we worked removed the prefix before this variant landed.
-    const [still] = await lookup([row.website_id, row.id]);
-    if (!still) await blobs.deletePrefix(mediaBlobPrefix(row.website_id, row.id));
-    return output;
+    return transformImage(input, spec, limits.maxPixels);
+  }
+
+  /** Stores a variant once it was answered; a Delete that committed meanwhile gets its prefix removed again. */
+  async function storeVariant(row: PublicRow, key: string, format: OutputFormat, bytes: Buffer): Promise<void> {
+    try {
+      await blobs.put(key, bytes, { contentType: CONTENT_TYPE_OF[format] });
+      const [still] = await lookup([row.website_id, row.id]);
+      if (!still) await blobs.deletePrefix(mediaBlobPrefix(row.website_id, row.id));
+    } catch (err) {
+      // The next request for this variant makes it again.
+      deps.logger.error({ err, key }, 'could not store a media variant');
+    }
   }
 
   return {
@@ -295,9 +340,23 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (headers.ifNoneMatch && etagMatches(headers.ifNoneMatch, etag.slice(1, -1))) return { status: 304, headers: answerHeaders };
 
       const key = `${mediaBlobPrefix(row.website_id, row.id)}/variants/${variant}`;
-      const cached = await blobs.get(key);
-      if (cached) return { status: 200, headers: { ...answerHeaders, 'content-length': String(cached.size) }, body: cached.stream };
-      const bytes = await variantsInFlight.do(key, () => transforms.run(() => produceVariant(row, key, spec)));
+      const remembered = hot.get(key);
+      if (remembered) return { status: 200, headers: { ...answerHeaders, 'content-length': String(remembered.length) }, body: remembered };
+      const kept = await blobs.get(key);
+      if (kept) {
+        if (kept.size > MEMORY_CACHE_ENTRY_MAX || limits.memoryCacheBytes === 0) {
+          return { status: 200, headers: { ...answerHeaders, 'content-length': String(kept.size) }, body: kept.stream };
+        }
+        const bytes = await readAll(kept.stream);
+        hot.set(key, bytes);
+        return { status: 200, headers: { ...answerHeaders, 'content-length': String(bytes.length) }, body: bytes };
+      }
+      // Made once per key at a time; answered as soon as it is made, stored right after.
+      const bytes = await variantsInFlight.do(key, async () => {
+        const made = await transforms.run(() => makeVariant(row, spec));
+        hot.set(key, made);
+        return { value: made, after: storeVariant(row, key, format, made) };
+      });
       return { status: 200, headers: { ...answerHeaders, 'content-length': String(bytes.length) }, body: bytes };
     },
   };

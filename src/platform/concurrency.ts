@@ -40,8 +40,9 @@ export class Semaphore {
 }
 
 /**
- * Single-flight: concurrent calls with the same key share one run of `work` and its result;
- * the key is forgotten as soon as that run settles.
+ * Single-flight: concurrent calls with the same key share one run of `work` and its value. `work`
+ * may hand back follow-up work (`after`, e.g. storing what it made): callers get the value at once,
+ * and the key stays taken until the follow-up settled, so nobody starts the same work meanwhile.
  */
 export class SingleFlight<T> {
   private readonly inFlight = new Map<string, Promise<T>>();
@@ -50,11 +51,16 @@ export class SingleFlight<T> {
     return this.inFlight.size;
   }
 
-  do(key: string, work: () => Promise<T>): Promise<T> {
+  do(key: string, work: () => Promise<{ value: T; after?: Promise<unknown> }>): Promise<T> {
     const current = this.inFlight.get(key);
     if (current) return current;
-    const started = work().finally(() => this.inFlight.delete(key));
-    this.inFlight.set(key, started);
-    return started;
+    const started = work();
+    const value = started.then((r) => r.value);
+    this.inFlight.set(key, value);
+    const release = () => {
+      if (this.inFlight.get(key) === value) this.inFlight.delete(key);
+    };
+    started.then((r) => (r.after ?? Promise.resolve()).then(release, release), release);
+    return value;
   }
 }

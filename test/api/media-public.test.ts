@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { API, expectError, expectInvalid, expectNoBody, expectStatus } from '../support/fixtures.js';
 import { blobStoreFromConfig } from '../../src/platform/storage/configured.js';
-import { jpeg, png, publicGet, publicUrl, SVG, upload } from '../support/media.js';
+import { eventually, jpeg, png, publicGet, publicUrl, SVG, upload } from '../support/media.js';
 
 let t: TestApp;
 let alice: TestUser;
@@ -152,7 +152,7 @@ describe('public read', () => {
     const media = await upload(t, alice.token, alice.websiteId, 'once.jpg', await jpeg(200, 200));
     expect(await variantFiles(media)).toEqual([]);
     const first = await get(media, '?w=50');
-    expect(await variantFiles(media)).toHaveLength(1);
+    await eventually(async () => expect(await variantFiles(media)).toHaveLength(1));
     const second = await get(media, '?w=50');
     expect(Buffer.compare(first.bytes, second.bytes)).toBe(0);
     expect(variantWrites.filter((key) => key.includes(media.id))).toHaveLength(1);
@@ -164,7 +164,7 @@ describe('public read', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, () => get(media, '?w=123&fmt=webp')));
     for (const a of answers) expect(a.statusCode).toBe(200);
     expect(new Set(answers.map((a) => a.bytes.toString('base64'))).size).toBe(1);
-    expect(await variantFiles(media)).toEqual(['w123h0q85.webp']);
+    await eventually(async () => expect(await variantFiles(media)).toEqual(['w123h0q85.webp']));
     expect(variantWrites.filter((key) => key.includes(media.id))).toEqual([`websites/${alice.websiteId}/media/${media.id}/variants/w123h0q85.webp`]);
   });
 
@@ -200,8 +200,8 @@ describe('public read', () => {
     await get(media, '?w=10');
     await get(media, '?w=20&fmt=webp');
     const dir = join(t.config.dataDir, 'blobs', 'websites', alice.websiteId, 'media', media.id);
+    await eventually(async () => expect(await variantFiles(media)).toHaveLength(2));
     expect((await readdir(dir)).sort()).toEqual(['original', 'variants']);
-    expect(await variantFiles(media)).toHaveLength(2);
     expectNoBody(await t.request('DELETE', `${API}/websites/${alice.websiteId}/media/${media.id}`, { token: alice.token }), 204);
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });

@@ -15,7 +15,7 @@ import { createDiskBlobStore, type BlobStore } from '../../src/platform/storage/
 import { createS3BlobStore } from '../../src/platform/storage/s3-blobs.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { API, expectError, expectNoBody } from '../support/fixtures.js';
-import { jpeg, publicGet, publicUrl, upload } from '../support/media.js';
+import { eventually, jpeg, publicGet, publicUrl, upload } from '../support/media.js';
 
 const BUCKET = 'platform-media';
 let server: S3rver;
@@ -127,7 +127,7 @@ describe('media on S3', () => {
     const variant = await publicGet(t, publicUrl(alice.websiteId, media.id, '?w=90&fmt=webp'));
     expect(variant.statusCode).toBe(200);
     expect(await sharp(variant.bytes).metadata()).toMatchObject({ width: 90, height: 60, format: 'webp' });
-    expect(await keysUnder(prefix)).toEqual([`${prefix}original`, `${prefix}variants/w90h0q85.webp`]);
+    await eventually(async () => expect(await keysUnder(prefix)).toEqual([`${prefix}original`, `${prefix}variants/w90h0q85.webp`]));
     const again = await publicGet(t, publicUrl(alice.websiteId, media.id, '?w=90&fmt=webp'));
     expect(Buffer.compare(again.bytes, variant.bytes)).toBe(0);
   });
@@ -136,7 +136,7 @@ describe('media on S3', () => {
     const media = await upload(t, alice.token, alice.websiteId, 'gone.jpg', await jpeg(100, 100));
     await publicGet(t, publicUrl(alice.websiteId, media.id, '?w=10'));
     const prefix = `websites/${alice.websiteId}/media/${media.id}/`;
-    expect(await keysUnder(prefix)).toHaveLength(2);
+    await eventually(async () => expect(await keysUnder(prefix)).toHaveLength(2));
     expectNoBody(await t.request('DELETE', `${API}/websites/${alice.websiteId}/media/${media.id}`, { token: alice.token }), 204);
     expect(await keysUnder(prefix)).toEqual([]);
     expectError(await publicGet(t, publicUrl(alice.websiteId, media.id)), 404, 'NOT_FOUND');

@@ -71,3 +71,19 @@ export async function publicGet(t: TestApp, url: string, headers: Record<string,
   const res = await t.app.inject({ method: 'GET', url, headers });
   return Object.assign(res, { bytes: res.rawPayload });
 }
+
+/**
+ * Polls `check` until it passes (bounded: 5 s): for state that settles right after an answer, such
+ * as a variant written to storage once it was served.
+ */
+export async function eventually(check: () => Promise<void>): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
