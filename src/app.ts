@@ -88,10 +88,17 @@ export async function buildApp(opts: {
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
   const access = createAccessService(database.db);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
+  const blobs = opts.blobs ?? blobStoreFromConfig(config);
   const engineDeps = {
     database,
     pageTokens: createPageTokenCodec(config.jwtSecret),
-    onDeleted: (table: string, id: string) => access.forgetRoot(table, id),
+    onDeleted: async (table: string, id: string) => {
+      access.forgetRoot(table, id);
+      // A deleted website's rows go by foreign-key cascade; its blobs (media) by their prefix.
+      if (table === 'websites') {
+        await blobs.deletePrefix(`websites/${id}`).catch((err) => app.log.error({ err, website: id }, 'could not remove the blobs of a deleted website'));
+      }
+    },
   };
 
   const services: Record<string, ResourceService> = {};
@@ -100,7 +107,7 @@ export async function buildApp(opts: {
     config,
     database,
     operations,
-    blobs: opts.blobs ?? blobStoreFromConfig(config),
+    blobs,
     secrets,
     logger: app.log,
     services,

@@ -3,10 +3,12 @@
  * is the root), PATCH of `alt_text`, `title`, `folder_id` (a folder of the same website only),
  * output-only fields ignored, If-Match, Delete, tenancy.
  */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { API, expectError, expectInvalid, expectNoBody, expectShape, expectStatus, idsOf, list, snapshot, walk } from '../support/fixtures.js';
-import { jpeg, png, upload } from '../support/media.js';
+import { jpeg, png, publicGet, publicUrl, upload } from '../support/media.js';
 
 let t: TestApp;
 let alice: TestUser;
@@ -140,5 +142,18 @@ describe('delete', () => {
     expectNoBody(await t.request('DELETE', `${mediaUrl}/${target.id}`, { token: alice.token, headers: { 'if-match': `"${target.etag}"` } }), 204);
     expectError(await t.request('GET', `${mediaUrl}/${target.id}`, { token: alice.token }), 404, 'NOT_FOUND');
     expectError(await t.request('DELETE', `${mediaUrl}/${target.id}`, { token: alice.token }), 404, 'NOT_FOUND');
+  });
+});
+
+describe('website delete', () => {
+  it('deleting a website removes its media rows and every blob under the website', async () => {
+    const carol = await t.signUp();
+    await t.waitForOperation(carol.operation, carol.token);
+    const media = await upload(t, carol.token, carol.websiteId, 'c.jpg', await jpeg(20, 20));
+    const dir = join(t.config.dataDir, 'blobs', 'websites', carol.websiteId);
+    expect(await readdir(join(dir, 'media', media.id))).toEqual(['original']);
+    expectNoBody(await t.request('DELETE', `${API}/websites/${carol.websiteId}`, { token: carol.token }), 204);
+    await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+    expectError(await publicGet(t, publicUrl(carol.websiteId, media.id)), 404, 'NOT_FOUND');
   });
 });
