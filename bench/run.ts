@@ -14,8 +14,7 @@
  *   BENCH_DIALECTS=sqlite    which dialects, comma-separated (default: sqlite,postgres)
  *   BENCH_DURATION=10        seconds per case (full run)
  *   BENCH_POSTGRES_URL=…     superuser URL of an existing PostgreSQL server (default: a throwaway one)
- *   BENCH_ONLY=media         only the media cases (bench/media.ts); their section of docs/performance.md is replaced
- *   BENCH_MEDIA=0            skip the media cases
+ *   BENCH_SUITES=foundation,customers   which suites run (default: all; see bench/suites.ts)
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -32,13 +31,12 @@ import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
 import { startServer, type ServerHandle } from './server.js';
-import { runMediaBench, type MediaBenchReport } from './media.js';
+import { SUITES, suiteSelected } from './suites.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
-const STATIC_JS = join(ROOT, 'dist', 'bench', 'static-server.js');
 const DOC = join(ROOT, 'docs', 'performance.md');
 
 function flag(name: string): boolean {
@@ -47,10 +45,6 @@ function flag(name: string): boolean {
 }
 
 const QUICK = flag('BENCH_QUICK');
-const MEDIA_ONLY = process.env.BENCH_ONLY === 'media';
-const MEDIA = MEDIA_ONLY || process.env.BENCH_MEDIA === undefined || flag('BENCH_MEDIA');
-const MEDIA_START = '<!-- media:start -->';
-const MEDIA_END = '<!-- media:end -->';
 const SMALL = QUICK ? 10_000 : 100_000;
 const LARGE = QUICK ? 100_000 : 1_000_000;
 const DURATION_S = QUICK ? 2 : Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
@@ -244,24 +238,24 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
     const largeAccount = await createAccount(api, 'Bench large');
     log(`${dialect}: signed up (account ${user.accountId}, website ${user.websiteId}); large account ${largeAccount}`);
 
-    // 2. Seed in the database directly.
-    const baseMs = Date.UTC(2024, 0, 1);
-    const small: SeedSpec = { accountId: user.accountId, count: SMALL, idPrefix: 'bench-s-', baseMs, stepMs: 30_000 };
-    const large: SeedSpec = { accountId: largeAccount, count: LARGE, idPrefix: 'bench-l-', baseMs, stepMs: 30_000 };
-    const t0 = Date.now();
+    // 2. Seed in the database directly (foundation cases), 3. restart, so the server measured is a
+    // fresh process that sees the statistics from the start.
+    const small: SeedSpec = { accountId: user.accountId, count: SMALL, idPrefix: 'bench-s-', baseMs: Date.UTC(2024, 0, 1), stepMs: 30_000 };
+    const large: SeedSpec = { accountId: largeAccount, count: LARGE, idPrefix: 'bench-l-', baseMs: Date.UTC(2024, 0, 1), stepMs: 30_000 };
     const sqliteFile = join(dataDir, 'platform.sqlite');
-    if (dialect === 'sqlite') seedSqlite(sqliteFile, [small, large]);
-    else await seedPostgres(dbUrl!, [small, large]);
-    const seeded = { small: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, small.accountId), large: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, large.accountId) };
-    const seedS = ((Date.now() - t0) / 1000).toFixed(1);
-    report.info.push(
-      `seeded ${seeded.small.toLocaleString('en-US')} + ${seeded.large.toLocaleString('en-US')} projects in ${seedS} s (${dialect === 'sqlite' ? 'recursive CTE, ANALYZE, WAL checkpoint' : 'generate_series, VACUUM (ANALYZE)'}); the small account also holds the sign-up's own project`,
-    );
-    log(`${dialect}: seeded ${seeded.small} + ${seeded.large} projects in ${seedS} s`);
-
-    // 3. Restart, so the server measured is a fresh process that sees the statistics from the start.
-    await stopServer();
-    s = await start();
+    if (suiteSelected('foundation')) {
+      const t0 = Date.now();
+      if (dialect === 'sqlite') seedSqlite(sqliteFile, [small, large]);
+      else await seedPostgres(dbUrl!, [small, large]);
+      const seeded = { small: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, small.accountId), large: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, large.accountId) };
+      const seedS = ((Date.now() - t0) / 1000).toFixed(1);
+      report.info.push(
+        `seeded ${seeded.small.toLocaleString('en-US')} + ${seeded.large.toLocaleString('en-US')} projects in ${seedS} s (${dialect === 'sqlite' ? 'recursive CTE, ANALYZE, WAL checkpoint' : 'generate_series, VACUUM (ANALYZE)'}); the small account also holds the sign-up's own project`,
+      );
+      log(`${dialect}: seeded ${seeded.small} + ${seeded.large} projects in ${seedS} s`);
+      await stopServer();
+      s = await start();
+    }
     const base = s.baseUrl;
     const token = user.token;
 
@@ -328,65 +322,79 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
       await measure(id, `${label} (latency)`, url, { ...opts, connections: LATENCY_CONNECTIONS });
     };
 
-    // 5. The cases.
-    await measure('ceiling', 'ceiling: GET /healthz', `${base}/healthz`, { auth: false });
-    await measure('get-website', 'Get websites/{w}', getWebsite, { target: { kind: 'ratio', min: 0.4 } });
-    await measure('get-operation', 'Get websites/{w}/operations/{o}', getOperation, { target: { kind: 'ratio', min: 0.4 } });
-    await measureList('list-s-contains', `List ${S}: display_name:"shop", display_name desc, first page`, listUrl(base, small.accountId, contains), {
-      target: { kind: 'p99', maxMs: 20 },
-    });
-    await measureList('list-s-time', `List ${S}: create_time > mid, create_time desc, first page`, listUrl(base, small.accountId, byTime(small)), {
-      target: { kind: 'p99', maxMs: 20 },
-    });
-    await measureList('list-l-contains', `List ${L}: display_name:"shop", display_name desc, first page`, listUrl(base, large.accountId, contains));
-    await measureList('list-l-time', `List ${L}: create_time > mid, create_time desc, first page`, listUrl(base, large.accountId, byTime(large)));
-
-    for (const [id, query, what] of [
-      ['page-l-contains', contains, 'display_name:"shop", display_name desc'],
-      ['page-l-time', byTime(large), 'create_time > mid, create_time desc'],
-    ] as const) {
-      const chain = await walkChain(base, token, large.accountId, query);
-      const label = `List ${L}: ${what}, page ${chain.depth + 1}`;
-      if (!chain.token) {
-        report.rows.push({ id, label, connections: CONNECTIONS, notes: [], error: chain.error ?? 'no next_page_token' });
-        continue;
-      }
-      await measureList(id, label, listUrl(base, large.accountId, { ...query, page_token: chain.token }), {
-        target: { kind: 'p99', maxMs: 10 },
-        notes: [`token chain walked ${chain.depth} pages sequentially first (${chain.ms.map((m) => Math.round(m)).join(', ')} ms)`],
+    if (suiteSelected('foundation')) {
+      // 5. The cases.
+      await measure('ceiling', 'ceiling: GET /healthz', `${base}/healthz`, { auth: false });
+      await measure('get-website', 'Get websites/{w}', getWebsite, { target: { kind: 'ratio', min: 0.4 } });
+      await measure('get-operation', 'Get websites/{w}/operations/{o}', getOperation, { target: { kind: 'ratio', min: 0.4 } });
+      await measureList('list-s-contains', `List ${S}: display_name:"shop", display_name desc, first page`, listUrl(base, small.accountId, contains), {
+        target: { kind: 'p99', maxMs: 20 },
       });
+      await measureList('list-s-time', `List ${S}: create_time > mid, create_time desc, first page`, listUrl(base, small.accountId, byTime(small)), {
+        target: { kind: 'p99', maxMs: 20 },
+      });
+      await measureList('list-l-contains', `List ${L}: display_name:"shop", display_name desc, first page`, listUrl(base, large.accountId, contains));
+      await measureList('list-l-time', `List ${L}: create_time > mid, create_time desc, first page`, listUrl(base, large.accountId, byTime(large)));
+
+      for (const [id, query, what] of [
+        ['page-l-contains', contains, 'display_name:"shop", display_name desc'],
+        ['page-l-time', byTime(large), 'create_time > mid, create_time desc'],
+      ] as const) {
+        const chain = await walkChain(base, token, large.accountId, query);
+        const label = `List ${L}: ${what}, page ${chain.depth + 1}`;
+        if (!chain.token) {
+          report.rows.push({ id, label, connections: CONNECTIONS, notes: [], error: chain.error ?? 'no next_page_token' });
+          continue;
+        }
+        await measureList(id, label, listUrl(base, large.accountId, { ...query, page_token: chain.token }), {
+          target: { kind: 'p99', maxMs: 10 },
+          notes: [`token chain walked ${chain.depth} pages sequentially first (${chain.ms.map((m) => Math.round(m)).join(', ')} ms)`],
+        });
+      }
+
+      // Cheap Gets with and without a concurrent heavy List (10 connections each).
+      await measure('get-unloaded', `Get websites/{w}, unloaded`, getWebsite, { connections: LOAD_CONNECTIONS });
+      for (const [id, query, what] of [
+        ['time', byTime(large), 'create_time > mid'],
+        ['contains', contains, 'display_name:"shop"'],
+      ] as const) {
+        const listLoad = listUrl(base, large.accountId, query);
+        const getRow: CaseRow = {
+          id: `get-loaded-${id}`,
+          label: `Get websites/{w}, under List ${L} ${what} load`,
+          connections: LOAD_CONNECTIONS,
+          target: { kind: 'relP99', baseline: 'get-unloaded', factor: 3 },
+          notes: [],
+        };
+        const loadRow: CaseRow = { id: `load-${id}`, label: `  … the List ${L} ${what} first-page load itself`, connections: LOAD_CONNECTIONS, notes: [] };
+        report.rows.push(getRow, loadRow);
+        log(`${dialect}: ${getRow.label} …`);
+        try {
+          const [gets, lists] = await Promise.all([
+            hammer({ url: getWebsite, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
+            hammer({ url: listLoad, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
+          ]);
+          getRow.result = gets;
+          loadRow.result = lists;
+          summarise(gets);
+        } catch (error) {
+          getRow.error = (error as Error).message;
+        }
+        const waited = await drain(base, drainProbes);
+        if (waited > 1_000) loadRow.notes.push(`server took ${(waited / 1000).toFixed(1)} s to work off in-flight requests afterwards`);
+      }
     }
 
-    // Cheap Gets with and without a concurrent heavy List (10 connections each).
-    await measure('get-unloaded', `Get websites/{w}, unloaded`, getWebsite, { connections: LOAD_CONNECTIONS });
-    for (const [id, query, what] of [
-      ['time', byTime(large), 'create_time > mid'],
-      ['contains', contains, 'display_name:"shop"'],
-    ] as const) {
-      const listLoad = listUrl(base, large.accountId, query);
-      const getRow: CaseRow = {
-        id: `get-loaded-${id}`,
-        label: `Get websites/{w}, under List ${L} ${what} load`,
-        connections: LOAD_CONNECTIONS,
-        target: { kind: 'relP99', baseline: 'get-unloaded', factor: 3 },
-        notes: [],
-      };
-      const loadRow: CaseRow = { id: `load-${id}`, label: `  … the List ${L} ${what} first-page load itself`, connections: LOAD_CONNECTIONS, notes: [] };
-      report.rows.push(getRow, loadRow);
-      log(`${dialect}: ${getRow.label} …`);
+    // 6. The areas' suites (bench/suites.ts), on the same server.
+    for (const suite of SUITES) {
+      if (!suiteSelected(suite.id)) continue;
+      log(`${dialect}: suite ${suite.id} …`);
       try {
-        const [gets, lists] = await Promise.all([
-          hammer({ url: getWebsite, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
-          hammer({ url: listLoad, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
-        ]);
-        getRow.result = gets;
-        loadRow.result = lists;
-        summarise(gets);
+        await suite.run({ dialect, base, token, user, api: apiClient(base), report, measure, log, dataDir, sqliteFile, databaseUrl: dbUrl, quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS });
       } catch (error) {
-        getRow.error = (error as Error).message;
+        report.rows.push({ id: `${suite.id}-failed`, label: `suite ${suite.id}`, connections: 0, notes: [], error: (error as Error).stack ?? String(error) });
       }
-      const waited = await drain(base, drainProbes);
-      if (waited > 1_000) loadRow.notes.push(`server took ${(waited / 1000).toFixed(1)} s to work off in-flight requests afterwards`);
+      await drain(base, drainProbes);
     }
   } catch (error) {
     report.status = 'failed';
@@ -434,6 +442,7 @@ async function walkChain(
 
 function targetsText(): string[] {
   return [
+    ...SUITES.filter((suite) => suiteSelected(suite.id)).flatMap((suite) => suite.targets),
     `authenticated Get ≥ 40 % of the ceiling's req/s (\`get-website\`, \`get-operation\`);`,
     `a List first page with total_size: p99 < 20 ms at ${countLabel(SMALL)} rows (\`list-s-*\`);`,
     `later pages of the same token chain: p99 < 10 ms at ${countLabel(LARGE)} rows (\`page-l-*\`); the first page at ${countLabel(LARGE)} (\`list-l-*\`) is reported without a target;`,
@@ -441,26 +450,7 @@ function targetsText(): string[] {
   ];
 }
 
-/** The media section, between markers so a `BENCH_ONLY=media` run can replace it alone. */
-function mediaSection(media: MediaBenchReport, startedAt: Date): string[] {
-  return [MEDIA_START, ...media.markdown, `_Media cases run ${startedAt.toISOString().replace(/\.\d+Z$/, 'Z')}${QUICK ? ' (quick smoke run)' : ''}._`, MEDIA_END, ''];
-}
-
-function writeMediaOnly(media: MediaBenchReport, startedAt: Date): void {
-  let doc = '';
-  try {
-    doc = readFileSync(DOC, 'utf8');
-  } catch {
-    doc = '# Performance\n\n';
-  }
-  const section = mediaSection(media, startedAt).join('\n');
-  const start = doc.indexOf(MEDIA_START);
-  const end = doc.indexOf(MEDIA_END);
-  doc = start >= 0 && end > start ? doc.slice(0, start) + section + doc.slice(end + MEDIA_END.length + 1) : `${doc.trimEnd()}\n\n${section}`;
-  writeFileSync(DOC, doc);
-}
-
-function writeDoc(reports: DialectReport[], info: Record<string, string>, startedAt: Date, media?: MediaBenchReport): void {
+function writeDoc(reports: DialectReport[], info: Record<string, string>, startedAt: Date): void {
   const command = `${QUICK ? 'BENCH_QUICK=1 ' : ''}${process.env.BENCH_DIALECTS ? `BENCH_DIALECTS=${process.env.BENCH_DIALECTS} ` : ''}npm run bench`;
   const lines: string[] = [
     '# Performance',
@@ -514,7 +504,6 @@ function writeDoc(reports: DialectReport[], info: Record<string, string>, starte
       lines.push(`The server logged ${r.serverProblems.length}${r.serverProblems.length >= 50 ? '+' : ''} warning/error lines; the first:`, '', '```', ...r.serverProblems.slice(0, 5).map((l) => l.slice(0, 500)), '```', '');
     }
   }
-  if (media) lines.push(...mediaSection(media, startedAt));
   mkdirSync(dirname(DOC), { recursive: true });
   writeFileSync(DOC, lines.join('\n'));
 }
@@ -528,7 +517,7 @@ async function main(): Promise<number> {
   log(`machine: ${info.nproc} CPUs (${info.cpu}), Node ${info.node}, SQLite ${info.sqlite}`);
 
   const reports: DialectReport[] = [];
-  for (const dialect of MEDIA_ONLY ? [] : DIALECTS) {
+  for (const dialect of DIALECTS) {
     let pgServer: PostgresServer | undefined;
     if (dialect === 'postgres') {
       const acquired = await acquirePostgres();
@@ -554,31 +543,10 @@ async function main(): Promise<number> {
     console.log('');
   }
 
-  let media: MediaBenchReport | undefined;
-  if (MEDIA) {
-    const tmp = mkdtempSync(join(tmpdir(), 'siteplatform-bench-media-'));
-    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
-    media = await runMediaBench({
-      mainJs: MAIN_JS,
-      staticJs: STATIC_JS,
-      cwd: ROOT,
-      tmp,
-      durationS: DURATION_S,
-      connections: CONNECTIONS,
-      coldSamples: QUICK ? 5 : 15,
-      log,
-      cleanups,
-    });
-    await runCleanups();
-    console.log(`\n${media.text.join('\n')}\n`);
-    if (media.failed) loud('media run FAILED or had failed requests');
-  }
-
-  if (MEDIA_ONLY && media) writeMediaOnly(media, startedAt);
-  else writeDoc(reports, info, startedAt, media);
+  writeDoc(reports, info, startedAt);
   log(`wrote ${DOC}`);
   for (const r of reports) if (r.status === 'skipped') loud(`${r.title} was SKIPPED: ${r.reason}`);
-  return reports.some((r) => r.status === 'failed') || media?.failed ? 1 : 0;
+  return reports.some((r) => r.status === 'failed') ? 1 : 0;
 }
 
 let exiting = false;
