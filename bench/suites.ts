@@ -5,6 +5,7 @@
  * and names its targets, which are reported, never asserted.
  */
 import type { Api } from './api.js';
+import { mediaSuite } from './media.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
 
 export interface SuiteContext {
@@ -36,7 +37,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [];
+export const SUITES: readonly BenchSuite[] = [mediaSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')
