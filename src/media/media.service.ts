@@ -256,7 +256,8 @@ export function createMediaService(deps: MediaServiceDeps) {
       if (!file) throw InvalidArgument.field('file', 'is required: send the file in the multipart part `file`');
       checkOriginalFilename(file.filename);
       if (file.size === 0) throw InvalidArgument.field('file', 'is empty');
-      const facts = await inspectFile(file.path, limits.maxPixels);
+      // The decode check shares the transform slots: a burst of uploads cannot decode without bound.
+      const facts = await transforms.run(() => inspectFile(file.path, limits.maxPixels));
 
       const id = newId(ctx.now);
       const key = originalKey(params.website_id, id);

@@ -149,7 +149,9 @@ describe('website delete', () => {
   it('deleting a website removes its media rows and every blob under the website', async () => {
     const carol = await t.signUp();
     await t.waitForOperation(carol.operation, carol.token);
-    const media = await upload(t, carol.token, carol.websiteId, 'c.jpg', await jpeg(20, 20));
+    const folder = await folderIn(carol, 'Holiday');
+    await folderIn(carol, 'Empty');
+    const media = await upload(t, carol.token, carol.websiteId, 'c.jpg', await jpeg(20, 20), { folder_id: folder.id });
     const dir = join(t.config.dataDir, 'blobs', 'websites', carol.websiteId);
     expect(await readdir(join(dir, 'media', media.id))).toEqual(['original']);
     expectNoBody(await t.request('DELETE', `${API}/websites/${carol.websiteId}`, { token: carol.token }), 204);
