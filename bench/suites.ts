@@ -6,6 +6,7 @@
  */
 import type { Api } from './api.js';
 import { mediaSuite } from './media.js';
+import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
 
 export interface SuiteContext {
@@ -37,7 +38,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [mediaSuite];
+export const SUITES: readonly BenchSuite[] = [configSuite, mediaSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

@@ -33,6 +33,10 @@ export interface Config {
     cacheMaxAgeSeconds: number;
     memoryCacheBytes: number;
   };
+  /** DNS servers `:verify` asks (`DNS_RESOLVER`, comma-separated `ip[:port]`); empty: the system's. */
+  dnsResolver: string[];
+  /** Per-query timeout of those lookups (`DNS_TIMEOUT_MS`). */
+  dnsTimeoutMs: number;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -119,5 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       cacheMaxAgeSeconds: positiveInteger(env, 'MEDIA_CACHE_MAX_AGE', 86_400),
       memoryCacheBytes: env.MEDIA_MEMORY_CACHE_BYTES === '0' ? 0 : positiveInteger(env, 'MEDIA_MEMORY_CACHE_BYTES', 64 * 1024 * 1024),
     },
+    dnsResolver: (env.DNS_RESOLVER ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: Number(env.DNS_TIMEOUT_MS ?? 5000),
   };
 }

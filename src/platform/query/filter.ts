@@ -18,7 +18,7 @@
  * must be quoted. The parser is a single left-to-right pass with no backtracking.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { SqlDialect } from '../db/database.js';
+import { escapeLike, type SqlDialect } from '../db/database.js';
 import { InvalidArgument } from '../errors.js';
 
 /** How a filterable field's values are typed and compared. */
@@ -29,6 +29,8 @@ export interface FilterField {
   column: string;
   type: FilterFieldType;
   values?: readonly string[];
+  /** `:` on this string field matches a prefix (dotted setting paths) instead of a substring. */
+  hasMatchesPrefix?: boolean;
 }
 
 /** The comparators of a restriction; `:` is AIP-160's "has". */
@@ -400,6 +402,9 @@ function compileComparison(
   }
   const bound = typedValue(name, field, value.text);
 
+  if (operator === ':' && field.type === 'string' && field.hasMatchesPrefix) {
+    return sql<SqlBool>`${column} like ${escapeLike(String(bound)) + '%'} escape '\\'`;
+  }
   if (operator === ':' && field.type === 'string') return dialect.containsText(field.column, String(bound)).$castTo<SqlBool>();
   if (operator === ':' && field.type === 'string_list') return dialect.arrayHas(field.column, String(bound)).$castTo<SqlBool>();
   const parameter = typeof bound === 'boolean' ? dialect.bool(bound) : bound;
@@ -437,4 +442,105 @@ export function buildFilter(
 ): { where: Expression<SqlBool> | undefined; canonical: string } {
   const ast = parseFilter(text ?? '');
   return { where: ast && compileFilter(ast, fields, dialect), canonical: formatFilter(ast) };
+}
+
+/** A value of a row held in memory, as the filter compares it (timestamps in epoch ms). */
+export type FilterOperand = string | number | boolean | null | undefined | readonly string[];
+
+/**
+ * Compiles an AST to a predicate over rows held in memory (virtual collections such as settings,
+ * whose rows merge a registry with stored values). Same typing, errors and semantics as the SQL
+ * compiler: `!=` matches absent values, NOT is a true complement, string `:` is a
+ * case-insensitive substring match (or a prefix match where the field says so).
+ */
+export function compileFilterPredicate(ast: FilterAst | undefined, fields: Record<string, FilterField>): (row: Record<string, FilterOperand>) => boolean {
+  if (!ast) return () => true;
+  const compile = (node: FilterAst): ((row: Record<string, FilterOperand>) => boolean | null) => {
+    switch (node.kind) {
+      case 'and': {
+        const parts = node.operands.map(compile);
+        return (row) => {
+          let unknown = false;
+          for (const p of parts) {
+            const v = p(row);
+            if (v === false) return false;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : true;
+        };
+      }
+      case 'or': {
+        const parts = node.operands.map(compile);
+        return (row) => {
+          let unknown = false;
+          for (const p of parts) {
+            const v = p(row);
+            if (v === true) return true;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : false;
+        };
+      }
+      case 'not': {
+        const inner = compile(node.operand);
+        return (row) => !(inner(row) ?? false);
+      }
+      case 'comparison':
+        return compileComparisonPredicate(node, fields);
+    }
+  };
+  const predicate = compile(ast);
+  return (row) => predicate(row) === true;
+}
+
+/** One restriction in memory; null stands for SQL's unknown (a comparison with an absent value). */
+function compileComparisonPredicate(
+  node: Extract<FilterAst, { kind: 'comparison' }>,
+  fields: Record<string, FilterField>,
+): (row: Record<string, FilterOperand>) => boolean | null {
+  const name = node.field;
+  const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
+  if (!field) throw InvalidArgument.field(name, 'is not a filterable field');
+  const { operator, value } = node;
+  const key = field.column;
+  const absent = (v: FilterOperand) => v === null || v === undefined || (Array.isArray(v) && v.length === 0 && field.type !== 'string_list');
+  if (value.kind === 'null') {
+    if (operator === '=') return (row) => absent(row[key]);
+    if (operator === '!=') return (row) => !absent(row[key]);
+    throw InvalidArgument.field(name, `compares with null only through = or !=, not ${operator}`);
+  }
+  const allowed = OPERATORS_OF[field.type];
+  if (!allowed.includes(operator)) {
+    const accepted = field.type === 'string_list' ? ':, = null and != null' : allowed.join(', ');
+    throw InvalidArgument.field(name, `does not support ${operator} (${field.type} fields accept ${accepted})`);
+  }
+  const bound = typedValue(name, field, value.text);
+  if (operator === ':' && field.type === 'string_list') return (row) => (row[key] as readonly string[] | undefined)?.includes(String(bound)) ?? false;
+  if (operator === ':' && field.type === 'string') {
+    const needle = String(bound);
+    if (field.hasMatchesPrefix) return (row) => (absent(row[key]) ? null : String(row[key]).startsWith(needle));
+    const lower = needle.toLowerCase();
+    return (row) => (absent(row[key]) ? null : String(row[key]).toLowerCase().includes(lower));
+  }
+  const compare = (a: string | number | boolean, b: string | number | boolean): number => (a < b ? -1 : a > b ? 1 : 0);
+  return (row) => {
+    const v = row[key];
+    if (absent(v)) return operator === '!=' ? true : null;
+    const c = compare(v as string | number | boolean, bound);
+    switch (operator) {
+      case '=':
+      case ':':
+        return c === 0;
+      case '!=':
+        return c !== 0;
+      case '<':
+        return c < 0;
+      case '<=':
+        return c <= 0;
+      case '>':
+        return c > 0;
+      case '>=':
+        return c >= 0;
+    }
+  };
 }

@@ -3,7 +3,7 @@ import type { Caller, RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 
 /** Storage and wire type of a field. Timestamps are RFC 3339 on the wire, epoch ms in the database. */
-export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object';
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object' | 'json';
 
 /**
  * AIP-203 field behaviour. OUTPUT_ONLY: set by the server, ignored when sent. IMMUTABLE: settable
@@ -37,6 +37,8 @@ export interface FieldDecl {
   trim?: boolean;
   /** Extra JSON Schema for the field's OpenAPI description (objects). */
   schema?: Record<string, unknown>;
+  /** For a filterable string: `field:"x"` matches values starting with x instead of containing it (dotted paths). */
+  hasMatchesPrefix?: boolean;
 }
 
 /** A stored row: columns by name. */
@@ -60,10 +62,24 @@ export interface WriteContext extends RequestContext {
  * mapping all derive from this declaration (see docs/architecture.md).
  */
 export interface ResourceDecl {
+  /**
+   * `collection` (default): rows with their own ids. `singleton` (SPEC 2.1): one per parent, the
+   * item path ends with a singular segment (`websites/{website_id}/theme`), the row's `id` is the
+   * parent's id, no `id` field is shown, only Get and Update exist, a never-written singleton
+   * answers its defaults without timestamps, and the first Update creates the row.
+   */
+  kind?: 'collection' | 'singleton';
+  /** A platform catalogue (no tenant in the path, read-only): its routes need only authentication. */
+  catalogue?: boolean;
   /** Plural snake_case collection id: the path segment, the list field and the `name` segment. */
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */
   singular: string;
+  /**
+   * Plural PascalCase noun of List and collection methods, when the collection id alone would
+   * repeat another's operationIds (view settings: `ListViewSettings`). Default: from `collection`.
+   */
+  pluralNoun?: string;
   /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
   table: string;
   /** One line for OpenAPI tags and docs. */
@@ -92,6 +108,12 @@ export interface ResourceDecl {
   /** Right each method needs in the account that owns the resource. */
   rights: { read: Right; write: Right };
   hooks?: ResourceHooks;
+  /**
+   * Rows computed per request instead of read from `table` (settings merge a registry with stored
+   * values; platform catalogues live in code). The engine serves List from `all` (filter, order,
+   * pages in memory: the source must be bounded by the platform) and Get/Update from the source.
+   */
+  virtual?: VirtualSource;
   /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
   customMethods?: readonly CustomMethodDecl[];
 }
@@ -142,4 +164,19 @@ export interface ResourceHooks {
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+}
+
+/** Where a virtual collection's resources come from (see ResourceDecl.virtual). */
+export interface VirtualSource {
+  /** Every resource of the parent the caller reaches, presented (name, id, fields, etag); needed for List. */
+  all?(ctx: RequestContext, params: Record<string, string>): Promise<Record<string, unknown>[]>;
+  /** One resource, or NOT_FOUND. */
+  get(ctx: RequestContext, params: Record<string, string>): Promise<Record<string, unknown>>;
+  /** Update with the engine's options (update_mask, If-Match, validate_only). */
+  update?(
+    ctx: RequestContext,
+    params: Record<string, string>,
+    body: Record<string, unknown>,
+    opts: { updateMask?: string; ifMatch?: string; validateOnly?: boolean },
+  ): Promise<Record<string, unknown>>;
 }

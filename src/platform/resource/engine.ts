@@ -1,15 +1,17 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
-import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, OutOfRange, type FieldViolation } from '../errors.js';
+import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
 import { buildFilter, type FilterField } from '../query/filter.js';
 import { keysetAfter, orderTerms, parseOrderBy } from '../query/order.js';
+import { parsePageWindow } from '../query/list-params.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
 import { checkClientId, newId } from './ids.js';
 import { columnOf, compileMapper, etagOf, toStored } from './mapper.js';
 import { fillFromParams, templateParams } from './paths.js';
 import { has, isWritable } from './schemas.js';
+import { createVirtualService } from './virtual.js';
 
 export type Resource = Record<string, unknown>;
 
@@ -95,9 +97,6 @@ export interface EngineDeps {
   onDeleted?(table: string, id: string): void;
 }
 
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 100;
-const MAX_SKIP_WINDOW = 10_000;
 
 /** Thrown inside a transaction to roll it back and still answer (validate_only). */
 class RollbackWith {
@@ -114,18 +113,18 @@ export function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((part) => part.trim() === '*' || bareEtag(part) === etag);
 }
 
-function parseIntParam(name: string, value: string | number | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = typeof value === 'number' ? value : /^-?\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n)) throw InvalidArgument.field(name, 'must be an integer');
-  return n;
-}
 
 /** Creates the standard methods for a declaration. Hooks add the rules the declaration cannot express. */
 export function createResourceService(decl: ResourceDecl, deps: EngineDeps): ResourceService {
+  if (decl.virtual) return createVirtualService(decl, decl.virtual, deps.pageTokens);
   const { database } = deps;
   const { dialect } = database;
-  const collectionParams = templateParams(decl.collectionPath);
+  const singleton = decl.kind === 'singleton';
+  if (singleton && decl.methods.some((m) => m !== 'get' && m !== 'update')) {
+    throw new Error(`${decl.collection}: a singleton supports only get and update`);
+  }
+  // A singleton's row is keyed by its parent's id alone (row.id = the last path id): no parent column.
+  const collectionParams = singleton ? [] : templateParams(decl.collectionPath);
   const itemParams = templateParams(decl.itemPath);
   const ownIdParam = itemParams[itemParams.length - 1];
   const hooks = decl.hooks ?? {};
@@ -138,7 +137,12 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const filterFields: Record<string, FilterField> = {};
   for (const name of decl.filterable) {
     const field = fieldOrThrow(name);
-    filterFields[name] = { column: columnOf(name, field) ?? name, type: field.type === 'object' ? 'string' : field.type, values: field.values };
+    filterFields[name] = {
+      column: columnOf(name, field) ?? name,
+      type: field.type === 'object' || field.type === 'json' ? 'string' : field.type,
+      values: field.values,
+      hasMatchesPrefix: field.hasMatchesPrefix,
+    };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
   for (const name of decl.sortable) {
@@ -164,6 +168,13 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   const present = compileMapper(decl, dialect);
+
+  /** WHERE of one stored row: its id within its parent (ids of website-scoped rows are unique per website only). */
+  function byKey<Q extends { where: (...args: any[]) => Q }>(query: Q, row: Row): Q {
+    let q = query.where('id', '=', row.id);
+    for (const p of collectionParams) q = q.where(p, '=', row[p]);
+    return q;
+  }
 
   /**
    * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
@@ -276,6 +287,27 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return row;
   }
 
+  /** A singleton nobody wrote yet: its defaults at revision 0 (no timestamps shown, etag `0`). */
+  function defaultRow(ctx: RequestContext, params: Record<string, string>): Row {
+    const row: Row = { id: params[ownIdParam], revision: 0, create_time: ctx.now, update_time: ctx.now };
+    if (ctx.access) row.account_id = ctx.access.accountId;
+    for (const [name, field] of fields) {
+      const column = columnOf(name, field);
+      if (column) row[column] = field.default === undefined ? null : toStored(field, field.default, dialect);
+    }
+    return row;
+  }
+
+  /** Loads a singleton for update, creating its default row first when it was never written (concurrent first writes meet on the key). */
+  async function loadSingletonForUpdate(trx: Transaction<any>, ctx: RequestContext, params: Record<string, string>): Promise<Row> {
+    await trx
+      .insertInto(decl.table)
+      .values(defaultRow(ctx, params))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    return load(trx, ctx, params, true);
+  }
+
   /** Scope of a create's `request_id`: one collection, one caller. */
   function idempotencyScopeOf(ctx: RequestContext, params: Record<string, string>): string {
     return `${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`;
@@ -319,7 +351,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
     await hooks.beforeCreate?.(wctx, row);
     if (opts.id) {
-      const taken = await trx.selectFrom(decl.table).select('id').where('id', '=', row.id).executeTakeFirst();
+      const taken = await byKey(trx.selectFrom(decl.table).select('id'), row).executeTakeFirst();
       if (taken) throw new AlreadyExists(`${decl.singular} ${row.id} already exists`, 'id');
     }
     await trx.insertInto(decl.table).values(row).execute();
@@ -345,7 +377,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     next.update_time = Math.max(ctx.now, Number(previous.update_time));
     const changes: Row = {};
     for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
-    await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
+    await byKey(trx.updateTable(decl.table).set(changes), previous).execute();
     return next;
   }
 
@@ -356,12 +388,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
 
     async list(ctx, params, query) {
-      const requested = parseIntParam('page_size', query.page_size);
-      if (requested !== undefined && requested < 0) throw InvalidArgument.field('page_size', 'must not be negative');
-      const pageSize = !requested ? DEFAULT_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
-      const skip = parseIntParam('skip', query.skip) ?? 0;
-      if (skip < 0) throw InvalidArgument.field('skip', 'must not be negative');
-      if (skip + pageSize > MAX_SKIP_WINDOW) throw new OutOfRange('skip', `skip + page_size must be at most ${MAX_SKIP_WINDOW}`);
+      const { pageSize, skip } = parsePageWindow(query);
 
       const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
       const filter = buildFilter(query.filter, filterFields, dialect);
@@ -408,6 +435,13 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     },
 
     async get(ctx, params) {
+      if (singleton) {
+        const row = await load(database.db, ctx, params).catch((err) => {
+          if (err instanceof NotFound) return defaultRow(ctx, params);
+          throw err;
+        });
+        return present(row);
+      }
       return present(await load(database.db, ctx, params));
     },
 
@@ -460,7 +494,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       return inTransaction(opts.validateOnly ?? false, async (trx, pending) => {
         let previous: Row;
         try {
-          previous = await load(trx, ctx, params, true);
+          previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
         } catch (err) {
           if (err instanceof NotFound && opts.allowMissing && decl.options?.allowMissing) {
             const resource = await insertRow(ctx, trx, pending, params, { ...body }, { id: params[ownIdParam] });
@@ -500,7 +534,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
 
     async mutate(ctx, params, change, opts = {}) {
       return inTransaction(false, async (trx, pending) => {
-        const previous = await load(trx, ctx, params, true);
+        const previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
         checkIfMatch(opts.ifMatch, previous);
         const next: Row = { ...previous };
         await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
@@ -513,7 +547,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         const previous = await load(trx, ctx, params, true);
         checkIfMatch(opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
-        await trx.deleteFrom(decl.table).where('id', '=', previous.id).execute();
+        await byKey(trx.deleteFrom(decl.table), previous).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));
       });
     },
