@@ -5,6 +5,7 @@
  * and names its targets, which are reported, never asserted.
  */
 import type { Api } from './api.js';
+import { mediaSuite } from './media.js';
 import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
 import { customersSuite } from './customers.js';
@@ -38,7 +39,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [customersSuite, configSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')
