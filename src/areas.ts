@@ -1,4 +1,5 @@
 import type { Area } from './platform/area.js';
+import { mediaArea } from './media/media.area.js';
 import { customDomainArea } from './custom-domain/custom-domain.area.js';
 import { emailTemplatesArea } from './email-templates/email-templates.area.js';
 import { settingsArea } from './settings/settings.area.js';
@@ -12,4 +13,4 @@ import { customersArea } from './customers/customers.area.js';
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
  * areas listed before it). Adding an area is one line here; see docs/architecture.md.
  */
-export const areas: readonly Area[] = [viewsArea, customersArea, cmsArea, navigationArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea];
+export const areas: readonly Area[] = [viewsArea, customersArea, mediaArea, cmsArea, navigationArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea];

@@ -33,6 +33,11 @@ export interface CreateOptions {
   id?: string;
   requestId?: string;
   validateOnly?: boolean;
+  /**
+   * Columns a custom Create route decided itself (an upload's size, type, storage key): set on the
+   * new row before `beforeCreate`, whatever the field's behaviour. Never taken from a request body.
+   */
+  serverColumns?: Row;
 }
 
 export interface UpdateOptions {
@@ -363,6 +368,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     }
     await checkParent(trx, ctx, params);
     const row = newRow(ctx, params, input, opts.id);
+    if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
     await hooks.beforeCreate?.(wctx, row);
     if (opts.id) {
