@@ -11,6 +11,9 @@ import { delay } from './server.js';
 export interface LoadSpec {
   url: string;
   token?: string;
+  /** Default GET; a POST case (a read-only custom method such as `:resolve`) sends `body` as JSON. */
+  method?: 'GET' | 'POST';
+  body?: string;
   connections: number;
   durationS: number;
 }
@@ -54,7 +57,12 @@ export function hammer(spec: LoadSpec): Promise<LoadResult> {
         duration: spec.durationS,
         // Slow cases must show up as latency, not as timeouts; a request slower than this is an error.
         timeout: Math.max(30, spec.durationS * 3),
-        headers: spec.token ? { authorization: `Bearer ${spec.token}` } : {},
+        method: spec.method ?? 'GET',
+        ...(spec.body !== undefined && { body: spec.body }),
+        headers: {
+          ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
+          ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
       },
       (error, result) => {
         if (error) return reject(error);

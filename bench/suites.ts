@@ -5,6 +5,7 @@
  * and names its targets, which are reported, never asserted.
  */
 import type { Api } from './api.js';
+import { contentSuite } from './content.js';
 import { mediaSuite } from './media.js';
 import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
@@ -39,7 +40,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

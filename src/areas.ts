@@ -5,10 +5,12 @@ import { emailTemplatesArea } from './email-templates/email-templates.area.js';
 import { settingsArea } from './settings/settings.area.js';
 import { themeArea } from './theme/theme.area.js';
 import { viewsArea } from './views/views.area.js';
+import { cmsArea } from './cms/cms.area.js';
+import { navigationArea } from './navigation/navigation.area.js';
 import { customersArea } from './customers/customers.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
  * areas listed before it). Adding an area is one line here; see docs/architecture.md.
  */
-export const areas: readonly Area[] = [viewsArea, customersArea, mediaArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea];
+export const areas: readonly Area[] = [viewsArea, customersArea, mediaArea, cmsArea, navigationArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea];

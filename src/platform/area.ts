@@ -72,6 +72,6 @@ export interface Area {
   provisioningSteps?(deps: AreaDeps): ProvisioningStep[];
   /** Runs inside the transaction that creates an account (also during sign-up). */
   onAccountCreate?(ctx: WriteContext, account: Row, deps: AreaDeps): Promise<void>;
-  /** References to views this area keeps (see ViewReference). */
-  viewReferences?: ViewReference[];
+  /** References to views this area keeps (see ViewReference); a function when they need the deps (the SQL dialect). */
+  viewReferences?: ViewReference[] | ((deps: AreaDeps) => ViewReference[]);
 }

@@ -5,7 +5,8 @@ import { defaultViewStep, viewResource } from './view.resource.js';
 export const viewsArea: Area = {
   name: 'views',
   resources: (deps) => [
-    viewResource({ dialect: deps.database.dialect, references: () => deps.areas.flatMap((area) => area.viewReferences ?? []) }),
+    viewResource({ dialect: deps.database.dialect, references: () =>
+      deps.areas.flatMap((area) => (typeof area.viewReferences === 'function' ? area.viewReferences(deps) : (area.viewReferences ?? []))) }),
   ],
   provisioningSteps: (deps) => [defaultViewStep(deps.database.dialect)],
 };

@@ -21,6 +21,15 @@ export interface SqlDialect {
   readJson<T = unknown>(value: unknown): T;
   /** `column` (a JSON array of strings) contains `value`. */
   arrayHas(column: string, value: string): RawBuilder<boolean>;
+  /** `column` (a JSON array of strings) without every element equal to `value`, as a JSON array. */
+  arrayWithout(column: string, value: string): RawBuilder<string>;
+  /** Number of elements of `column` (a JSON array). */
+  arrayLength(column: string): RawBuilder<number>;
+  /**
+   * Serialises writers of one key until the transaction ends (PostgreSQL: a transaction-scoped
+   * advisory lock; SQLite: nothing to do, it has one writer). For uniqueness rules no index states.
+   */
+  lockKey(trx: Kysely<any>, key: string): Promise<void>;
   /** Case-insensitive substring match of `column` against `text` (LIKE wildcards escaped). */
   containsText(column: string, text: string): RawBuilder<boolean>;
   /** Lock the selected rows for the rest of the transaction (SQLite: the write lock already does). */
@@ -63,6 +72,10 @@ const sqliteDialect: SqlDialect = {
   readJson: (v) => (v == null ? v : typeof v === 'string' ? JSON.parse(v) : v) as never,
   arrayHas: (column, value) =>
     sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`,
+  arrayWithout: (column, value) =>
+    sql<string>`(select json_group_array(json_each.value) from json_each(${sql.ref(column)}) where json_each.value != ${value})`,
+  arrayLength: (column) => sql<number>`json_array_length(${sql.ref(column)})`,
+  lockKey: async () => {},
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query,
   forShare: (query) => query,
@@ -83,6 +96,12 @@ const postgresDialect: SqlDialect = {
   json: (v) => JSON.stringify(v),
   readJson: (v) => (typeof v === 'string' ? JSON.parse(v) : v) as never,
   arrayHas: (column, value) => sql<boolean>`${sql.ref(column)} @> ${JSON.stringify([value])}::jsonb`,
+  arrayWithout: (column, value) =>
+    sql<string>`(select coalesce(jsonb_agg(e), '[]'::jsonb) from jsonb_array_elements(${sql.ref(column)}) e where e <> to_jsonb(${value}::text))`,
+  arrayLength: (column) => sql<number>`jsonb_array_length(${sql.ref(column)})`,
+  lockKey: async (trx, key) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
+  },
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query.forUpdate(),
   forShare: (query) => query.forShare(),

@@ -87,6 +87,12 @@ export interface ResourceDecl {
    * repeat another's operationIds (view settings: `ListViewSettings`). Default: from `collection`.
    */
   pluralNoun?: string;
+  /**
+   * Table of the parent named by the last collection parameter when that parent is not the access
+   * root (`cms_pages` for `websites/{w}/cms_pages/{p}/views`). List and Create (also an upsert)
+   * answer NOT_FOUND when that row does not exist under the other path ids.
+   */
+  parentTable?: string;
   /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
   table: string;
   /** One line for OpenAPI tags and docs. */

@@ -178,6 +178,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return q;
   }
 
+  /** NOT_FOUND when the parent named by the last collection parameter is missing (nested collections). */
+  async function checkParent(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>): Promise<void> {
+    if (!decl.parentTable) return;
+    const parentParam = collectionParams[collectionParams.length - 1];
+    let q = db.selectFrom(decl.parentTable).select('id').where('id', '=', params[parentParam]);
+    if (ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
+    for (const p of collectionParams.slice(0, -1)) q = q.where(p, '=', params[p]);
+    if (!(await q.executeTakeFirst())) throw new NotFound(`${parentParam.replace(/_id$/, '')} ${params[parentParam]}`);
+  }
+
   /** Maps rows to resources, first loading their computed data in one batch (`hooks.enrich`). */
   async function presentAll(db: Kysely<any>, rows: Row[]): Promise<Resource[]> {
     if (hooks.enrich && rows.length) await hooks.enrich(db, rows);
@@ -356,6 +366,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const previous = await replay(trx, idempotencyScope, opts.requestId!, true);
       if (previous) return previous;
     }
+    await checkParent(trx, ctx, params);
     const row = newRow(ctx, params, input, opts.id);
     if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
@@ -417,6 +428,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         }
         return filter.where ? q.where(filter.where) : q;
       };
+      if (!cursor) await checkParent(database.read, ctx, params);
       const base = filtered(database.read);
       let page = base.selectAll();
       if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));

@@ -1,0 +1,113 @@
+import type { Area, ProvisioningStep, ViewReference } from '../platform/area.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import { cmsBlockResource, BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
+import { cmsPageGroupResource, pageGroupViewReference } from './cms-page-group.resource.js';
+import { cmsPageResource, PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
+import { overlayReference, visibleViewsReference } from './cms.service.js';
+import { overlayResource } from './overlay.js';
+import { createResolver } from './resolve.js';
+
+/** Id of the home page every website gets at provisioning (ids are unique per website). */
+export const HOME_PAGE_ID = 'home';
+
+/** Provisioning: the home page (`cms_pages/home`, url_key `home`); skipped when it exists. */
+export const homePageStep = (dialect: SqlDialect): ProvisioningStep => ({
+  name: 'CREATE_HOME_PAGE',
+  async run(db, website) {
+    const now = Date.now();
+    await db
+      .insertInto('cms_pages')
+      .values({
+        id: HOME_PAGE_ID,
+        account_id: website.account_id,
+        website_id: website.id,
+        title: 'Home',
+        url_key: 'home',
+        is_active: dialect.bool(true),
+        content_heading: website.display_name,
+        content: `<p>Welcome to ${escapeHtml(website.display_name)}.</p>`,
+        meta_title: website.display_name,
+        meta_description: null,
+        meta_keywords: null,
+        meta_robots: 'INDEX_FOLLOW',
+        visible_view_ids: dialect.json([]),
+        revision: 1,
+        create_time: now,
+        update_time: now,
+      })
+      // Re-run after a crash: the page is already there.
+      .onConflict((oc) => oc.columns(['website_id', 'id']).doNothing())
+      .execute();
+  },
+});
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** CMS pages and blocks with their per-view overlays and customer-group versions. */
+export const cmsArea: Area = {
+  name: 'cms',
+  resources: (deps) => {
+    const { dialect } = deps.database;
+    const pageResolver = createResolver(deps.database, {
+      table: 'cms_pages',
+      overlayTable: 'cms_page_views',
+      overlayParent: 'cms_page_id',
+      param: 'cms_page_id',
+      collection: 'cms_pages',
+      contentFields: Object.keys(PAGE_CONTENT_FIELDS),
+      plainFields: ['url_key', 'is_active', 'meta_robots', 'visible_view_ids'],
+      groups: { table: 'cms_page_groups', membersTable: 'cms_page_group_members' },
+    });
+    const blockResolver = createResolver(deps.database, {
+      table: 'cms_blocks',
+      overlayTable: 'cms_block_views',
+      overlayParent: 'cms_block_id',
+      param: 'cms_block_id',
+      collection: 'cms_blocks',
+      contentFields: Object.keys(BLOCK_CONTENT_FIELDS),
+      plainFields: ['identifier', 'is_active', 'visible_view_ids'],
+    });
+    return [
+      cmsPageResource({ dialect, resolver: pageResolver }),
+      overlayResource({
+        singular: 'CmsPageView',
+        table: 'cms_page_views',
+        parentTable: 'cms_pages',
+        parentCollection: 'cms_pages',
+        parentParam: 'cms_page_id',
+        noun: 'page',
+        fields: PAGE_CONTENT_FIELDS,
+        richText: RICH_TEXT,
+        dialect,
+      }),
+      cmsPageGroupResource({ dialect }),
+      cmsBlockResource({ dialect, resolver: blockResolver }),
+      overlayResource({
+        singular: 'CmsBlockView',
+        table: 'cms_block_views',
+        parentTable: 'cms_blocks',
+        parentCollection: 'cms_blocks',
+        parentParam: 'cms_block_id',
+        noun: 'block',
+        fields: BLOCK_CONTENT_FIELDS,
+        richText: ['content'],
+        dialect,
+      }),
+    ];
+  },
+  provisioningSteps: (deps) => [homePageStep(deps.database.dialect)],
+  viewReferences: (deps) => cmsViewReferences(deps.database.dialect),
+};
+
+/** View references of the CMS, bound to a dialect (view Delete counts and detaches them). */
+export function cmsViewReferences(dialect: SqlDialect): ViewReference[] {
+  return [
+    visibleViewsReference('cms_pages', dialect, 'is_active'),
+    overlayReference('cms_page_views'),
+    pageGroupViewReference(dialect),
+    visibleViewsReference('cms_blocks', dialect, 'is_active'),
+    overlayReference('cms_block_views'),
+  ];
+}

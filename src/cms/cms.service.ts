@@ -1,0 +1,131 @@
+import type { ViewReference } from '../platform/area.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import { AlreadyExists, InvalidArgument, NotFound } from '../platform/errors.js';
+import type { FieldDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+
+/** Most views a `visible_view_ids` list can name (a website has at most 50 views). */
+export const MAX_VISIBLE_VIEWS = 50;
+
+/** The `visible_view_ids` field every view-scoped content resource carries. */
+export const visibleViewIdsField = (what: string): FieldDecl => ({
+  type: 'string_list',
+  description:
+    `Views the ${what} is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website ` +
+    '(else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty ' +
+    `switches the ${what} off instead (it must not turn visible everywhere).`,
+  maxItems: MAX_VISIBLE_VIEWS,
+  itemMinLength: 1,
+  itemMaxLength: 64,
+  default: [],
+});
+
+/**
+ * Checks that every id of a stored `visible_view_ids` list is a view of the website (one indexed
+ * query) and stores the list without duplicates. Another website's view id is INVALID_ARGUMENT.
+ */
+export async function checkViewIds(ctx: WriteContext, dialect: SqlDialect, row: Row, column = 'visible_view_ids'): Promise<string[]> {
+  const ids = [...new Set(dialect.readJson<string[]>(row[column]) ?? [])];
+  row[column] = dialect.json(ids);
+  if (ids.length === 0) return ids;
+  const found = await ctx.trx.selectFrom('views').select('id').where('website_id', '=', row.website_id).where('id', 'in', ids).execute();
+  const known = new Set(found.map((v) => v.id as string));
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length) throw InvalidArgument.field(column, `${unknown.join(', ')} is not a view of this website`);
+  return ids;
+}
+
+/** The view an overlay (id = view id) overlays must be a view of the overlaid resource's website. */
+export async function checkOverlaidView(ctx: WriteContext, websiteId: string, viewId: string): Promise<void> {
+  const view = await ctx.trx.selectFrom('views').select('id').where('website_id', '=', websiteId).where('id', '=', viewId).executeTakeFirst();
+  if (!view) throw new NotFound(`view ${viewId}`);
+}
+
+/**
+ * `url_key` is unique per website and view scope: two pages may share a key only when the views
+ * they are visible in do not overlap (an empty list overlaps every view). Writers of one key are
+ * serialised (`lockKey`), so two concurrent creates cannot both pass the check.
+ */
+export async function checkUrlKeyFree(ctx: WriteContext, dialect: SqlDialect, row: Row): Promise<void> {
+  await dialect.lockKey(ctx.trx, `cms_pages.url_key|${row.website_id}|${row.url_key}`);
+  const mine = new Set(dialect.readJson<string[]>(row.visible_view_ids) ?? []);
+  const others = await ctx.trx
+    .selectFrom('cms_pages')
+    .select(['id', 'visible_view_ids'])
+    .where('website_id', '=', row.website_id)
+    .where('url_key', '=', row.url_key)
+    .where('id', '!=', row.id)
+    .execute();
+  for (const other of others) {
+    const theirs = dialect.readJson<string[]>(other.visible_view_ids) ?? [];
+    if (mine.size === 0 || theirs.length === 0 || theirs.some((id) => mine.has(id))) {
+      throw new AlreadyExists(`url_key "${row.url_key}" is used by page ${other.id} in an overlapping set of views`, 'url_key');
+    }
+  }
+}
+
+/** `About us & more!` → `about-us-more`: the url_key a page gets from its title when none is sent. */
+export function slugOf(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 200)
+    .replace(/-+$/, '');
+  return slug || 'page';
+}
+
+/** A view reference held in a JSON list column (`cms_pages.visible_view_ids`, ...). */
+export function visibleViewsReference(table: string, dialect: SqlDialect, activeColumn: string | undefined): ViewReference {
+  const column = 'visible_view_ids';
+  return {
+    describe: `${table}.${column}`,
+    async count(db, websiteId, viewId) {
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('website_id', '=', websiteId)
+        .where(dialect.arrayHas(column, viewId))
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+    async detach(db, websiteId, viewId, now) {
+      // A list naming only this view would become empty, i.e. visible everywhere: switch those off first.
+      if (activeColumn) {
+        await db
+          .updateTable(table)
+          .set({ [activeColumn]: dialect.bool(false) })
+          .where('website_id', '=', websiteId)
+          .where(dialect.arrayHas(column, viewId))
+          .where(dialect.arrayLength(column), '=', 1)
+          .execute();
+      }
+      await db
+        .updateTable(table)
+        .set((eb) => ({ [column]: dialect.arrayWithout(column, viewId), revision: eb('revision', '+', 1), update_time: now }))
+        .where('website_id', '=', websiteId)
+        .where(dialect.arrayHas(column, viewId))
+        .execute();
+    },
+  };
+}
+
+/** A view reference held by an overlay table (its rows' id is the view id); detaching deletes the overlays. */
+export function overlayReference(table: string): ViewReference {
+  return {
+    describe: table,
+    async count(db, websiteId, viewId) {
+      const row = await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('website_id', '=', websiteId)
+        .where('id', '=', viewId)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+    async detach(db, websiteId, viewId) {
+      await db.deleteFrom(table).where('website_id', '=', websiteId).where('id', '=', viewId).execute();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { read, write } from '../platform/auth/rights.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import { InvalidArgument } from '../platform/errors.js';
+import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import { moveInTree, placeNewInTree, type TreeSpec } from '../platform/resource/tree.js';
+import { checkViewIds, visibleViewIdsField } from '../cms/cms.service.js';
+
+/** Menus are at most 5 levels deep (root 0): deeper menus do not render usably. */
+const MAX_LEVEL = 4;
+/** Absolute http(s), mailto: and tel: links, or a site-relative path / fragment. Never `javascript:` or `data:`. */
+const URL_PATTERN = '^(?:https?://[^\\s]+|mailto:[^\\s]+|tel:[+0-9()\\s.-]+|/[^\\s]*|#[^\\s]*)$';
+
+const treeOf = (row: Row): TreeSpec => ({
+  table: 'navigation_items',
+  scope: { website_id: row.website_id, navigation_menu_id: row.navigation_menu_id },
+  maxLevel: MAX_LEVEL,
+});
+
+/** Exactly one target: a page of the same website or a URL. */
+async function checkTarget(ctx: WriteContext, row: Row): Promise<void> {
+  const hasPage = row.cms_page_id !== null && row.cms_page_id !== undefined;
+  const hasUrl = row.url !== null && row.url !== undefined;
+  if (hasPage === hasUrl) throw InvalidArgument.field(hasPage ? 'url' : 'cms_page_id', 'an item links to exactly one of cms_page_id or url');
+  if (hasPage) {
+    const page = await ctx.trx
+      .selectFrom('cms_pages')
+      .select('id')
+      .where('website_id', '=', row.website_id)
+      .where('id', '=', row.cms_page_id)
+      .executeTakeFirst();
+    if (!page) throw InvalidArgument.field('cms_page_id', `${row.cms_page_id} is not a page of this website`);
+  }
+}
+
+/** Navigation items: a tree per menu, `websites/{w}/navigation_menus/{m}/items/{i}`. */
+export function navigationItemResource(deps: { dialect: SqlDialect }): ResourceDecl {
+  const { dialect } = deps;
+  return {
+    collection: 'items',
+    singular: 'NavigationItem',
+    pluralNoun: 'NavigationItems',
+    table: 'navigation_items',
+    parentTable: 'navigation_menus',
+    description:
+      'An entry of a navigation menu: a label linking to a page of the website (`cms_page_id`, follows the page\'s `url_key`) or to a `url`. ' +
+      'Items form a tree (materialised path, like media folders); `:move` changes the parent and the place among siblings. Deleting an item ' +
+      'deletes its sub-items. Default order `path asc` lists the tree depth-first; `filter=parent_id = "x"` with `order_by=sort_order` lists one level in menu order.',
+    collectionPath: 'websites/{website_id}/navigation_menus/{navigation_menu_id}/items',
+    itemPath: 'websites/{website_id}/navigation_menus/{navigation_menu_id}/items/{navigation_item_id}',
+    fields: {
+      label: { type: 'string', description: 'Text of the entry.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
+      cms_page_id: {
+        type: 'string',
+        description: 'Page of the same website the entry links to (else INVALID_ARGUMENT); exactly one of `cms_page_id` and `url`. Deleting the page with `force` deletes the entry.',
+        maxLength: 64,
+      },
+      url: {
+        type: 'string',
+        description: 'Link target when not a page: `http(s)://…`, `mailto:`, `tel:`, a site path `/…` or a fragment `#…`; `javascript:` and `data:` are refused.',
+        pattern: URL_PATTERN,
+        maxLength: 2048,
+        trim: true,
+      },
+      open_in_new_tab: { type: 'boolean', description: 'Open the link in a new tab. Default false.', default: false },
+      is_active: { type: 'boolean', description: 'Whether the menu shows the entry (and its sub-items). Default true.', default: true },
+      visible_view_ids: visibleViewIdsField('item'),
+      parent_id: {
+        type: 'string',
+        description: 'Parent item in the same menu; absent at the top level. Settable on create, then changed only by `:move`.',
+        behavior: ['IMMUTABLE'],
+        maxLength: 64,
+      },
+      path: { type: 'string', description: 'Ids of the ancestors and the item joined by `/`; sorting by it lists the tree depth-first.', behavior: ['OUTPUT_ONLY'] },
+      level: { type: 'integer', description: 'Depth; top level is 0, at most 4.', behavior: ['OUTPUT_ONLY'] },
+      sort_order: { type: 'integer', description: 'Place among its siblings; a new item comes last; changed by `:move`.', behavior: ['OUTPUT_ONLY'] },
+    },
+    filterable: ['create_time', 'update_time', 'label', 'parent_id', 'level', 'path', 'cms_page_id', 'is_active', 'visible_view_ids'],
+    sortable: ['path', 'sort_order', 'level', 'parent_id', 'create_time', 'label'],
+    defaultOrder: 'path asc',
+    methods: ['list', 'get', 'create', 'update', 'delete'],
+    options: { clientId: true, validateOnly: true },
+    rights: { read: read('website'), write: write('website.navigation') },
+    hooks: {
+      async beforeCreate(ctx, row) {
+        await checkTarget(ctx, row);
+        await checkViewIds(ctx, dialect, row);
+        await placeNewInTree(ctx.trx, treeOf(row), row);
+      },
+      async beforeUpdate(ctx, next) {
+        if (ctx.updatedPaths.includes('cms_page_id') || ctx.updatedPaths.includes('url')) await checkTarget(ctx, next);
+        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
+      },
+    },
+    customMethods: [
+      {
+        verb: 'move',
+        on: 'item',
+        summary: 'Move a navigation item (and its sub-items)',
+        description:
+          'Puts the item under `parent_id` (absent or null: top level) right after its sibling `after_id` (absent or null: first). ' +
+          'Rewrites `path` and `level` of the whole subtree in one statement; later siblings shift (their etags change). A parent outside the ' +
+          'menu, the item itself or one of its descendants is INVALID_ARGUMENT on `parent_id`; an `after_id` that is not a sibling there is ' +
+          'INVALID_ARGUMENT on `after_id`. `If-Match` is honoured.',
+        access: 'write',
+        body: {
+          properties: {
+            parent_id: { type: ['string', 'null'], maxLength: 64, description: 'New parent item; null or absent for the top level.' },
+            after_id: { type: ['string', 'null'], maxLength: 64, description: 'Sibling to follow; null or absent to come first.' },
+          },
+        },
+        async mutate(ctx, next, _previous, body) {
+          await moveInTree(ctx.trx, treeOf(next), next, { parentId: body.parent_id, afterId: body.after_id, now: ctx.now });
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,60 @@
+import { read, write } from '../platform/auth/rights.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import { AlreadyExists } from '../platform/errors.js';
+import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import { checkViewIds, visibleViewIdsField } from '../cms/cms.service.js';
+import { IDENTIFIER_PATTERN } from '../cms/cms-block.resource.js';
+
+async function checkIdentifierFree(ctx: WriteContext, row: Row): Promise<void> {
+  const taken = await ctx.trx
+    .selectFrom('navigation_menus')
+    .select('id')
+    .where('website_id', '=', row.website_id)
+    .where('identifier', '=', row.identifier)
+    .where('id', '!=', row.id)
+    .executeTakeFirst();
+  if (taken) throw new AlreadyExists(`identifier "${row.identifier}" is used by menu ${taken.id}`, 'identifier');
+}
+
+/** Navigation menus: `websites/{w}/navigation_menus/{m}`; their items are a tree under `…/items`. */
+export function navigationMenuResource(deps: { dialect: SqlDialect }): ResourceDecl {
+  const { dialect } = deps;
+  return {
+    collection: 'navigation_menus',
+    singular: 'NavigationMenu',
+    table: 'navigation_menus',
+    description:
+      'A navigation menu (main menu, footer links). Its entries are `navigation_menus/{m}/items`, a tree ordered with `:move`. ' +
+      'Every website gets the menu `main` (identifier `main`) at provisioning. Delete removes the menu with its items.',
+    collectionPath: 'websites/{website_id}/navigation_menus',
+    itemPath: 'websites/{website_id}/navigation_menus/{navigation_menu_id}',
+    fields: {
+      display_name: { type: 'string', description: 'Name in the admin.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
+      identifier: {
+        type: 'string',
+        description: 'Stable handle themes use to place the menu (`main`, `footer`); unique per website (ALREADY_EXISTS otherwise).',
+        behavior: ['REQUIRED'],
+        pattern: IDENTIFIER_PATTERN,
+        maxLength: 128,
+        trim: true,
+      },
+      visible_view_ids: visibleViewIdsField('menu'),
+    },
+    filterable: ['create_time', 'update_time', 'display_name', 'identifier', 'visible_view_ids'],
+    sortable: ['create_time', 'display_name'],
+    defaultOrder: 'create_time asc',
+    methods: ['list', 'get', 'create', 'update', 'delete'],
+    options: { clientId: true, validateOnly: true },
+    rights: { read: read('website'), write: write('website.navigation') },
+    hooks: {
+      async beforeCreate(ctx, row) {
+        await checkViewIds(ctx, dialect, row);
+        await checkIdentifierFree(ctx, row);
+      },
+      async beforeUpdate(ctx, next, previous) {
+        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
+        if (next.identifier !== previous.identifier) await checkIdentifierFree(ctx, next);
+      },
+    },
+  };
+}
