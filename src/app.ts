@@ -1,11 +1,15 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import type { Config } from './config.js';
 import { accountResource } from './accounts/account.resource.js';
 import { projectResource } from './projects/project.resource.js';
 import { websiteResource } from './websites/website.resource.js';
-import { provisioningHandler, PROVISION_WEBSITE, type ProvisioningStep } from './websites/provisioning.js';
+import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
+import { areas } from './areas.js';
+import type { AreaDeps, SurfaceDeps } from './platform/area.js';
+import { createDiskBlobStore, type BlobStore } from './platform/storage/blobs.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
 import { createSignupService } from './signup/signup.service.js';
@@ -24,6 +28,7 @@ import { createValidatorCompiler } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
+import type { Row, WriteContext } from './platform/resource/declaration.js';
 import { registerResourceRoutes } from './platform/resource/routes.js';
 
 export const TENANT_PREFIX = '/tenant-api/v1';
@@ -41,13 +46,22 @@ export interface Platform {
   app: FastifyInstance;
   operations: Operations;
   services: Record<string, ResourceService>;
+  /** What every area is built from (tests reach real services through it). */
+  deps: AreaDeps;
 }
 
 /**
  * The composition root: builds every service from its explicit dependencies and mounts the three
- * surfaces on one Fastify instance. Workers call `createWorkerServices` instead (no HTTP).
+ * surfaces on one Fastify instance. `npm run worker` builds the same (so job handlers are
+ * registered once) and never listens.
  */
-export async function buildApp(opts: { config: Config; database: Database; logger?: FastifyServerOptions['logger'] }): Promise<Platform> {
+export async function buildApp(opts: {
+  config: Config;
+  database: Database;
+  logger?: FastifyServerOptions['logger'];
+  /** Default: local disk under DATA_DIR/blobs. */
+  blobs?: BlobStore;
+}): Promise<Platform> {
   const { config, database } = opts;
   const app = Fastify({
     logger: opts.logger ?? false,
@@ -81,11 +95,36 @@ export async function buildApp(opts: { config: Config; database: Database; logge
   };
 
   const services: Record<string, ResourceService> = {};
-  for (const decl of [accountResource, projectResource, websiteResource({ operations, platformDomain: config.platformDomain })]) {
-    services[decl.collection] = createResourceService(decl, engineDeps);
+  const secrets = createSecretBox(config.encryptionKey);
+  const deps: AreaDeps = {
+    config,
+    database,
+    operations,
+    blobs: opts.blobs ?? createDiskBlobStore(join(config.dataDir, 'blobs')),
+    secrets,
+    logger: app.log,
+    services,
+    areas,
+  };
+  const onAccountCreate = async (ctx: WriteContext, row: Row) => {
+    for (const area of areas) await area.onAccountCreate?.(ctx, row, deps);
+  };
+  const declarations = [
+    accountResource(onAccountCreate),
+    projectResource,
+    websiteResource({ operations, platformDomain: config.platformDomain }),
+    ...areas.flatMap((area) => area.resources?.(deps) ?? []),
+  ];
+  for (const decl of declarations) {
+    if (services[decl.collectionPath]) throw new Error(`two resources declare ${decl.collectionPath}`);
+    services[decl.collectionPath] = createResourceService(decl, engineDeps);
   }
-  const provisioningSteps: ProvisioningStep[] = [];
+  // Collection ids alone are ambiguous once sub-collections (`versions`, `views`) repeat; the
+  // foundation's own services keep their short names for existing callers.
+  for (const service of Object.values(services)) services[service.decl.collection] ??= service;
+  const provisioningSteps = areas.flatMap((area) => area.provisioningSteps?.(deps) ?? []);
   operations.register(PROVISION_WEBSITE, provisioningHandler({ db: database.db, steps: provisioningSteps, websites: () => services.websites }));
+  for (const area of areas) area.jobs?.(operations, deps);
 
   const users = createUserService({ db: database.db, tokens });
   const signup = createSignupService({
@@ -95,7 +134,7 @@ export async function buildApp(opts: { config: Config; database: Database; logge
     projects: services.projects,
     websites: services.websites,
     operations,
-    secrets: createSecretBox(config.encryptionKey),
+    secrets,
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -107,10 +146,10 @@ export async function buildApp(opts: { config: Config; database: Database; logge
   await app.register(async (tenant) => {
     await registerOpenApi(tenant, { prefix: TENANT_PREFIX, title: 'Tenant API', serverUrl: config.publicBaseUrl, bearer: true });
     registerUserRoutes(tenant, { prefix: TENANT_PREFIX, users, context });
-    for (const service of Object.values(services)) {
-      registerResourceRoutes(tenant, service, { context, prefix: TENANT_PREFIX, baseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}` });
-    }
+    const surface: SurfaceDeps = { ...deps, context, prefix: TENANT_PREFIX, baseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}` };
+    for (const service of new Set(Object.values(services))) registerResourceRoutes(tenant, service, surface);
     registerOperationRoutes(tenant, { prefix: TENANT_PREFIX, operations, context });
+    for (const area of areas) await area.tenantRoutes?.(tenant, surface);
   });
 
   await app.register(async (site) => {
@@ -125,7 +164,9 @@ export async function buildApp(opts: { config: Config; database: Database; logge
 
   await app.register(async (engine) => {
     await registerOpenApi(engine, { prefix: ENGINE_PREFIX, title: 'Engine API (public reads)', serverUrl: config.publicBaseUrl, bearer: false });
+    const surface: SurfaceDeps = { ...deps, context, prefix: ENGINE_PREFIX, baseUrl: `${config.publicBaseUrl}${ENGINE_PREFIX}` };
+    for (const area of areas) await area.engineRoutes?.(engine, surface);
   });
 
-  return { app, operations, services };
+  return { app, operations, services, deps };
 }

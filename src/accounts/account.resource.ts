@@ -1,9 +1,12 @@
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
-import type { ResourceDecl } from '../platform/resource/declaration.js';
+import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 
-/** Accounts: the tenant. Listing shows the caller's memberships; the creator becomes its administrator. */
-export const accountResource: ResourceDecl = {
+/**
+ * Accounts: the tenant. Listing shows the caller's memberships; the creator becomes its
+ * administrator. `onCreate` runs what other areas need in every new account (same transaction).
+ */
+export const accountResource = (onCreate: (ctx: WriteContext, row: Row) => Promise<void>): ResourceDecl => ({
   collection: 'accounts',
   singular: 'Account',
   table: 'accounts',
@@ -26,6 +29,7 @@ export const accountResource: ResourceDecl = {
         .insertInto('memberships')
         .values({ account_id: row.id, user_id: ctx.caller.userId, role: 'administrator', create_time: ctx.now })
         .execute();
+      await onCreate(ctx, row);
     },
     async beforeDelete(ctx, row, force) {
       if (force) return;
@@ -33,4 +37,4 @@ export const accountResource: ResourceDecl = {
       if (project) throw new FailedPrecondition('ACCOUNT_NOT_EMPTY', 'the account still has projects; delete them first or pass force=true');
     },
   },
-};
+});

@@ -1,18 +1,12 @@
 import type { Kysely } from 'kysely';
 import { FailedPrecondition } from '../platform/errors.js';
-import type { OperationHandler, OperationRun } from '../platform/jobs/operations.js';
+import type { OperationHandler } from '../platform/jobs/operations.js';
+import type { ProvisioningStep } from '../platform/area.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 
 export const PROVISION_WEBSITE = 'PROVISION_WEBSITE';
 
-/**
- * One named hop of provisioning. Areas that need something in every new website (the default
- * view, email templates, ...) add a step here; each must be safe to run again after a crash.
- */
-export interface ProvisioningStep {
-  name: string;
-  run(db: Kysely<any>, website: Record<string, any>, op: OperationRun): Promise<void>;
-}
+export type { ProvisioningStep };
 
 /**
  * The PROVISION_WEBSITE handler: runs the steps in order with a checkpoint between them, then marks

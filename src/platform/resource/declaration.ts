@@ -92,6 +92,40 @@ export interface ResourceDecl {
   /** Right each method needs in the account that owns the resource. */
   rights: { read: Right; write: Right };
   hooks?: ResourceHooks;
+  /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
+  customMethods?: readonly CustomMethodDecl[];
+}
+
+/** What a free-form custom method receives besides the request context. */
+export interface CustomCall {
+  /** Ids from the path. */
+  params: Record<string, string>;
+  /** The validated JSON body (`{}` when none was sent). */
+  body: Record<string, any>;
+  /** Request headers (lower-case names), e.g. `if-match`. */
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * A custom method. Exactly one of `mutate` (item methods that change the row: the engine loads it
+ * FOR UPDATE in a transaction, checks `If-Match`, persists the changed columns with revision + 1 and
+ * answers the resource) or `handle` (anything else; its result is sent as the 200 body).
+ */
+export interface CustomMethodDecl {
+  /** snake_case verb, e.g. `move`. */
+  verb: string;
+  on: 'item' | 'collection';
+  summary: string;
+  description: string;
+  /** Which of the declaration's rights the route needs. */
+  access: 'read' | 'write';
+  /** JSON Schema of the request body (an object; unknown properties are refused). Absent: `{}` or no body. */
+  body?: Record<string, unknown>;
+  /** JSON Schema of the 200 answer; default: the resource. */
+  response?: Record<string, unknown>;
+  /** Change `next` (a copy of `previous`) in place; throw ApiErrors to refuse. */
+  mutate?(ctx: WriteContext, next: Row, previous: Row, body: Record<string, any>): Promise<void> | void;
+  handle?(ctx: RequestContext, call: CustomCall): Promise<unknown>;
 }
 
 /** Rules the declaration cannot express. All run inside the write's transaction. */

@@ -40,6 +40,15 @@ export interface UpdateOptions {
   allowMissing?: boolean;
 }
 
+export interface MutateOptions {
+  ifMatch?: string;
+  /** Handed to the change as `ctx.input`. */
+  input?: Record<string, unknown>;
+}
+
+/** A change to a loaded row, made in place on `next` inside the write's transaction. */
+export type RowChange = (ctx: WriteContext, next: Row, previous: Row) => Promise<void> | void;
+
 export interface DeleteOptions {
   ifMatch?: string;
   force?: boolean;
@@ -53,6 +62,11 @@ export interface ResourceService {
   create(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: CreateOptions): Promise<{ resource: Resource; created: boolean }>;
   update(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: UpdateOptions): Promise<{ resource: Resource; created: boolean }>;
   delete(ctx: RequestContext, params: Record<string, string>, opts?: DeleteOptions): Promise<void>;
+  /**
+   * Changes one row in place (custom methods such as `:move`, `:verify`): loads it FOR UPDATE in a
+   * transaction, checks If-Match, runs `change`, writes the changed columns with revision + 1.
+   */
+  mutate(ctx: RequestContext, params: Record<string, string>, change: RowChange, opts?: MutateOptions): Promise<Resource>;
   /**
    * Create inside a transaction the caller owns, with every rule and hook of Create: lets one
    * request create several resources atomically (sign-up: account + project + website).
@@ -313,6 +327,22 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return present(row);
   }
 
+  function checkIfMatch(ifMatch: string | undefined, previous: Row): void {
+    if (ifMatch && !etagMatches(ifMatch, etagOf(previous))) {
+      throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+    }
+  }
+
+  /** Writes the columns `next` changed relative to `previous`, with revision + 1 and a new update_time. */
+  async function persist(trx: Transaction<any>, ctx: RequestContext, next: Row, previous: Row): Promise<Row> {
+    next.revision = Number(previous.revision) + 1;
+    next.update_time = Math.max(ctx.now, Number(previous.update_time));
+    const changes: Row = {};
+    for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
+    await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
+    return next;
+  }
+
   return {
     decl,
     load,
@@ -432,9 +462,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           }
           throw err;
         }
-        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
-          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
-        }
+        checkIfMatch(opts.ifMatch, previous);
         const next: Row = { ...previous };
         for (const name of paths) {
           const field = decl.fields[name];
@@ -460,21 +488,24 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         }
         throwViolations(violations);
         await hooks.beforeUpdate?.(writeContext(ctx, trx, params, pending, input, paths), next, previous);
-        next.revision = Number(previous.revision) + 1;
-        next.update_time = Math.max(ctx.now, Number(previous.update_time));
-        const changes: Row = {};
-        for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
-        await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
-        return { resource: present(next), created: false };
+        return { resource: present(await persist(trx, ctx, next, previous)), created: false };
+      });
+    },
+
+    async mutate(ctx, params, change, opts = {}) {
+      return inTransaction(false, async (trx, pending) => {
+        const previous = await load(trx, ctx, params, true);
+        checkIfMatch(opts.ifMatch, previous);
+        const next: Row = { ...previous };
+        await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
+        return present(await persist(trx, ctx, next, previous));
       });
     },
 
     async delete(ctx, params, opts = {}) {
       await inTransaction(false, async (trx, pending) => {
         const previous = await load(trx, ctx, params, true);
-        if (opts.ifMatch && !etagMatches(opts.ifMatch, etagOf(previous))) {
-          throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
-        }
+        checkIfMatch(opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
         await trx.deleteFrom(decl.table).where('id', '=', previous.id).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { InvalidArgument } from '../errors.js';
 import type { RouteContextFactory } from '../http/route-context.js';
 import { errorResponses, pascal } from '../http/openapi-shapes.js';
-import type { ResourceDecl } from './declaration.js';
+import type { CustomMethodDecl, ResourceDecl } from './declaration.js';
 import { etagMatches, type ResourceService } from './engine.js';
 import { routePath, templateParams } from './paths.js';
 import { inputSchema, listSchema, resourceSchema, type JsonSchema } from './schemas.js';
@@ -180,6 +180,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
     });
   }
 
+  for (const method of decl.customMethods ?? []) registerCustomMethod(app, service, method, deps, { itemParams, collectionParams, resource, tags, rightNote });
+
   if (methods.has('delete')) {
     app.delete(routePath(deps.prefix, decl.itemPath), {
       schema: {
@@ -205,4 +207,61 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
     });
   }
+}
+
+/**
+ * `POST {name}:{verb}` or `POST {collection}:{verb}` (AIP-136). `mutate` methods change the loaded
+ * row through the engine (If-Match, revision, etag); `handle` methods answer whatever they return.
+ */
+function registerCustomMethod(
+  app: FastifyInstance,
+  service: ResourceService,
+  method: CustomMethodDecl,
+  deps: RouteDeps,
+  shared: {
+    itemParams: JsonSchema;
+    collectionParams: JsonSchema | undefined;
+    resource: JsonSchema;
+    tags: string[];
+    rightNote: (r: { section: string; access: string }) => string;
+  },
+): void {
+  const decl = service.decl;
+  if (!method.mutate === !method.handle) throw new Error(`${decl.collection}:${method.verb} needs exactly one of mutate or handle`);
+  if (method.mutate && method.on !== 'item') throw new Error(`${decl.collection}:${method.verb}: mutate works on items only`);
+  const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
+  const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
+  const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
+  const noun = method.on === 'item' ? decl.singular : pascal(decl.collection);
+  app.post(routePath(deps.prefix, template, method.verb), {
+    schema: {
+      operationId: `${pascal(method.verb)}${noun}`,
+      summary: method.summary,
+      description: `${method.description}\n\n${shared.rightNote(right)}`,
+      tags: shared.tags,
+      ...(params && { params }),
+      ...(method.body && { body: { additionalProperties: false, ...method.body, type: 'object' } }),
+      response: { 200: method.response ?? shared.resource, ...errorResponses() },
+    },
+    config: { right },
+    handler: async (request, reply) => {
+      const ctx = await deps.context(request, template, right);
+      const pathParams = request.params as Record<string, string>;
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (!method.body && typeof body === 'object' && Object.keys(body).length > 0) {
+        throw InvalidArgument.field(Object.keys(body)[0], `${method.verb} takes no fields`);
+      }
+      const ifMatch = request.headers['if-match'] || undefined;
+      if (method.mutate) {
+        const mutate = method.mutate;
+        const updated = await service.mutate(ctx, pathParams, (wctx, next, previous) => mutate(wctx, next, previous, body), { ifMatch, input: body });
+        return sendResource(reply, updated);
+      }
+      const result = await method.handle!(ctx, { params: pathParams, body, headers: request.headers });
+      if (result && typeof result === 'object' && typeof (result as Record<string, unknown>).etag === 'string') {
+        return sendResource(reply, result as Record<string, unknown>);
+      }
+      return reply.code(200).send(result);
+    },
+  });
 }

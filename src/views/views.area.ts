@@ -1,0 +1,11 @@
+import type { Area } from '../platform/area.js';
+import { defaultViewStep, viewResource } from './view.resource.js';
+
+/** Views: a website's locales (`websites/{w}/views`); the default view is created at provisioning. */
+export const viewsArea: Area = {
+  name: 'views',
+  resources: (deps) => [
+    viewResource({ dialect: deps.database.dialect, references: () => deps.areas.flatMap((area) => area.viewReferences ?? []) }),
+  ],
+  provisioningSteps: (deps) => [defaultViewStep(deps.database.dialect)],
+};
