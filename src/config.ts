@@ -22,6 +22,23 @@ export interface Config {
   /** Take client addresses from X-Forwarded-For (behind a proxy). */
   trustProxy: boolean;
   production: boolean;
+  /** AI providers, the platform's own keys, and AI billing defaults (RUNTIME.md, docs/configuration.md). */
+  ai: {
+    openai: { baseUrl: string; apiKey: string | undefined };
+    anthropic: { baseUrl: string; apiKey: string | undefined };
+    openaiCompatible: { baseUrl: string | undefined; apiKey: string | undefined; models: string[]; maxOutputTokens: number };
+    /** Credited to every new account, in nano-dollars. */
+    startingCreditNanos: number;
+    /** First retry delay of a failed attempt (doubles per attempt, with jitter) when the provider sends no Retry-After. */
+    retryBaseMs: number;
+  };
+}
+
+/** A decimal dollar amount (`5.00`) in nano-dollars. */
+function dollarsToNanos(text: string, name: string): number {
+  const match = /^(\d+)(?:\.(\d{1,9}))?$/.exec(text.trim());
+  if (!match) throw new Error(`${name} must be a decimal amount of US dollars, e.g. 5.00`);
+  return Number(BigInt(match[1]) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0')));
 }
 
 function secretFromDataDir(dataDir: string, file: string, make: () => string): string {
@@ -73,5 +90,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
     trustProxy: env.TRUST_PROXY === 'true',
     production,
+    ai: {
+      openai: { baseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/$/, ''), apiKey: env.OPENAI_API_KEY || undefined },
+      anthropic: { baseUrl: (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/$/, ''), apiKey: env.ANTHROPIC_API_KEY || undefined },
+      openaiCompatible: {
+        baseUrl: env.OPENAI_COMPATIBLE_BASE_URL ? env.OPENAI_COMPATIBLE_BASE_URL.replace(/\/$/, '') : undefined,
+        apiKey: env.OPENAI_COMPATIBLE_API_KEY || undefined,
+        models: (env.OPENAI_COMPATIBLE_MODELS ?? '').split(',').map((m) => m.trim()).filter(Boolean),
+        maxOutputTokens: Number(env.OPENAI_COMPATIBLE_MAX_OUTPUT_TOKENS ?? 8192),
+      },
+      startingCreditNanos: dollarsToNanos(env.AI_STARTING_CREDIT ?? '5.00', 'AI_STARTING_CREDIT'),
+      retryBaseMs: Number(env.AI_RETRY_BASE_MS ?? 1000),
+    },
   };
 }

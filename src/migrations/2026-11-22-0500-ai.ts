@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { columnTypes } from './column-types.js';
 
 /** AI and AI Billing: catalogues, instructions (+versions), agents (+versions), connections, executions, balance, ledger, usage. */
@@ -154,7 +154,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('ai_connections')
     .columns(['account_id', 'provider'])
     .unique()
-    .where('mode', '=', 'MANAGED')
+    .where(sql.ref('mode'), '=', sql.lit('MANAGED'))
     .execute();
 
   await common(

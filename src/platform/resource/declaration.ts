@@ -64,6 +64,11 @@ export interface ResourceDecl {
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */
   singular: string;
+  /**
+   * Plural PascalCase noun for the List operationId; default: the collection id in PascalCase. Set it
+   * when two sub-collections share a collection id (`versions` of agents and of instructions).
+   */
+  plural?: string;
   /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
   table: string;
   /** One line for OpenAPI tags and docs. */
@@ -92,6 +97,12 @@ export interface ResourceDecl {
   /** Right each method needs in the account that owns the resource. */
   rights: { read: Right; write: Right };
   hooks?: ResourceHooks;
+  /**
+   * For sub-collections whose parent is not an access root (`.../ai_agents/{ai_agent_id}/versions`):
+   * the parent row that must exist in the caller's account, else every method answers NOT_FOUND.
+   * Rows of such a collection may outlive their parent (kept for history) without being reachable.
+   */
+  parent?: { table: string; param: string };
   /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
   customMethods?: readonly CustomMethodDecl[];
 }
@@ -136,6 +147,8 @@ export interface ResourceHooks {
   afterCreate?(ctx: WriteContext, row: Row): Promise<void> | void;
   /** Check the whole updated row against its previous state. */
   beforeUpdate?(ctx: WriteContext, next: Row, previous: Row): Promise<void> | void;
+  /** Writes that belong with an update (history rows), given the row as persisted (new revision). */
+  afterUpdate?(ctx: WriteContext, row: Row, previous: Row): Promise<void> | void;
   /** Refuse or clean up before a delete; `force` is the AIP-135 flag. */
   beforeDelete?(ctx: WriteContext, row: Row, force: boolean): Promise<void> | void;
   /** Computed output fields (e.g. `parent`, `website_url`), added to the mapped resource. */

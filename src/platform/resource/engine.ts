@@ -177,7 +177,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return prepared;
   }
 
+  /** NOT_FOUND unless the declared parent row exists in the caller's account (sub-collections only). */
+  async function checkParent(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>): Promise<void> {
+    if (!decl.parent) return;
+    let query = db.selectFrom(decl.parent.table).select('id').where('id', '=', params[decl.parent.param]);
+    if (ctx.access) query = query.where('account_id', '=', ctx.access.accountId);
+    if (!(await query.executeTakeFirst())) throw new NotFound(`${decl.parent.param.replace(/_id$/, '')} ${params[decl.parent.param]}`);
+  }
+
   async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
+    await checkParent(db, ctx, params);
     if (db === database.db && !forUpdate) {
       const prepared = hotGetFor(ctx.access !== undefined);
       const values = prepared.slots.map((slot) => (slot === 'account' ? ctx.access!.accountId : params[slot]));
@@ -309,6 +318,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const previous = await replay(trx, idempotencyScope, opts.requestId!, true);
       if (previous) return previous;
     }
+    await checkParent(trx, ctx, params);
     const row = newRow(ctx, params, input, opts.id);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
     await hooks.beforeCreate?.(wctx, row);
@@ -362,6 +372,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
       const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
       const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
+      await checkParent(database.db, ctx, params);
 
       // The page and the count go to different connections (PostgreSQL), so a first page costs
       // max(page, count), and counts are bounded on their own.
@@ -487,8 +498,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           if (column) next[column] = toStored(field, value, dialect);
         }
         throwViolations(violations);
-        await hooks.beforeUpdate?.(writeContext(ctx, trx, params, pending, input, paths), next, previous);
-        return { resource: present(await persist(trx, ctx, next, previous)), created: false };
+        const wctx = writeContext(ctx, trx, params, pending, input, paths);
+        await hooks.beforeUpdate?.(wctx, next, previous);
+        const persisted = await persist(trx, ctx, next, previous);
+        await hooks.afterUpdate?.(wctx, persisted, previous);
+        return { resource: present(persisted), created: false };
       });
     },
 

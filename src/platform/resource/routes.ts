@@ -49,7 +49,7 @@ export function sendResource(reply: FastifyReply, resource: Record<string, unkno
  */
 export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, deps: RouteDeps): void {
   const decl: ResourceDecl = service.decl;
-  const plural = pascal(decl.collection);
+  const plural = decl.plural ?? pascal(decl.collection);
   const tags = [decl.collection];
   const resource = resourceSchema(decl);
   const itemParams = paramsSchema(decl.itemPath);
@@ -232,7 +232,7 @@ function registerCustomMethod(
   const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
   const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
   const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
-  const noun = method.on === 'item' ? decl.singular : pascal(decl.collection);
+  const noun = method.on === 'item' ? decl.singular : (decl.plural ?? pascal(decl.collection));
   app.post(routePath(deps.prefix, template, method.verb), {
     schema: {
       operationId: `${pascal(method.verb)}${noun}`,
