@@ -87,7 +87,9 @@ export async function buildApp(opts: {
   const operations = createOperations({ database, logger: app.log });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
   const access = createAccessService(database.db);
-  const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
+  // Platform-wide read-only collections (catalogues) any signed-in user reads; filled from the declarations below.
+  const globalCollections = new Set<string>();
+  const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS, globals: globalCollections });
   const engineDeps = {
     database,
     pageTokens: createPageTokenCodec(config.jwtSecret),
@@ -116,6 +118,7 @@ export async function buildApp(opts: {
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
   ];
   for (const decl of declarations) {
+    if (decl.global) globalCollections.add(decl.collection);
     if (services[decl.collectionPath]) throw new Error(`two resources declare ${decl.collectionPath}`);
     services[decl.collectionPath] = createResourceService(decl, engineDeps);
   }

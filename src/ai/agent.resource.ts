@@ -184,7 +184,7 @@ export function agentResource(deps: { dialect: SqlDialect; catalogue: Catalogue 
       max_tokens: { type: 'integer', description: "Output token limit; at most the model's `max_output_tokens`.", minimum: 1, maximum: 1_000_000, default: 16000 },
       effort: { type: 'enum', values: EFFORTS, description: 'Unset means the model default. Refused on a model without capability `EFFORT`.' },
       output_format: { type: 'enum', values: OUTPUT_FORMATS, description: '`TEXT`, `JSON` (needs `STRUCTURED_OUTPUT`), `IMAGE` (needs `IMAGE_GENERATION`; the rendered instruction is the prompt).', default: 'TEXT' },
-      output_schema: { type: 'object', description: 'JSON Schema of the answer. Required when `output_format` is `JSON`, refused otherwise.' },
+      output_schema: { type: 'object', description: 'JSON Schema of the answer. Required when `output_format` is `JSON`, refused otherwise.', schema: { additionalProperties: true } },
       image_width: { type: 'integer', description: 'Pixels, 64 to 4096, default 1024 on IMAGE agents; refused on TEXT/JSON agents.', minimum: 64, maximum: 4096 },
       image_height: { type: 'integer', description: 'Pixels, 64 to 4096, default 1024 on IMAGE agents; refused on TEXT/JSON agents.', minimum: 64, maximum: 4096 },
       image_quality: { type: 'enum', values: EFFORTS, description: "Interpreted by the model's provider; unset means provider default. Refused on TEXT/JSON agents." },
@@ -246,7 +246,7 @@ export const agentVersionResource: ResourceDecl = {
   fields: {
     ai_agent_id: { type: 'string', description: 'The agent (fixed by the URL).', behavior: ['OUTPUT_ONLY'] },
     version: { type: 'integer', description: 'The version number; also the resource id.', behavior: ['OUTPUT_ONLY'] },
-    snapshot: { type: 'object', description: 'The agent as it stood: every agent field except `etag`.', behavior: ['OUTPUT_ONLY'] },
+    snapshot: { type: 'object', description: 'The agent as it stood: every agent field except `etag`.', behavior: ['OUTPUT_ONLY'], schema: { additionalProperties: true } },
     created_by: { type: 'string', description: 'The user whose write produced the version, `users/{user}`.', behavior: ['OUTPUT_ONLY'] },
   },
   filterable: ['created_by'],

@@ -182,6 +182,7 @@ export const aiModelResource: ResourceDecl = {
   singular: 'AiModel',
   table: 'ai_models',
   description: 'Platform catalogue of models (read-only). Only `AVAILABLE` models run; `pricing` is what a run on the platform key costs.',
+  global: true,
   collectionPath: 'ai_models',
   itemPath: 'ai_models/{ai_model_id}',
   fields: {
@@ -220,6 +221,7 @@ export const aiSystemAgentResource: ResourceDecl = {
   singular: 'AiSystemAgent',
   table: 'ai_system_agents',
   description: 'Platform catalogue of agents (read-only). Copy one with `source_system_agent` on agent create; a copy does not follow later changes.',
+  global: true,
   collectionPath: 'ai_system_agents',
   itemPath: 'ai_system_agents/{ai_system_agent_id}',
   fields: {
@@ -234,7 +236,7 @@ export const aiSystemAgentResource: ResourceDecl = {
     max_tokens: out({ type: 'integer', description: 'Output token limit.' }) as any,
     effort: out({ type: 'enum', values: EFFORTS, description: 'Effort level; absent means the model default.' }) as any,
     output_format: out({ type: 'enum', values: OUTPUT_FORMATS, description: 'TEXT, JSON or IMAGE.' }) as any,
-    output_schema: out({ type: 'object', description: 'JSON Schema of the answer (JSON agents only).' }) as any,
+    output_schema: out({ type: 'object', description: 'JSON Schema of the answer (JSON agents only).', schema: { additionalProperties: true } }) as any,
     image_width: out({ type: 'integer', description: 'Pixels (IMAGE agents only).' }) as any,
     image_height: out({ type: 'integer', description: 'Pixels (IMAGE agents only).' }) as any,
     image_quality: out({ type: 'enum', values: EFFORTS, description: 'Image quality (IMAGE agents only).' }) as any,

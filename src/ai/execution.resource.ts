@@ -32,7 +32,7 @@ const USAGE_SCHEMA = {
   properties: Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, { type: 'integer' }])),
 };
 const ERROR_SCHEMA = {
-  properties: { code: { type: 'integer' }, status: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'object' } } },
+  properties: { code: { type: 'integer' }, status: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'object', additionalProperties: true } } },
 };
 const out = { behavior: ['OUTPUT_ONLY'] as Array<'OUTPUT_ONLY'> };
 
@@ -147,18 +147,19 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
       output: {
         type: 'object',
         description: 'On SUCCEEDED: `text`, or `json` (JSON agents, validated against `output_schema`), or `artifacts` (IMAGE agents: `storage_key`, `mime_type`, `width`, `height`, `byte_size`), and `output_truncated`.',
+        schema: { additionalProperties: true },
         ...out,
       },
       error: { type: 'object', description: 'Why a FAILED, EXPIRED or CANCELLED run stopped, in the error-body shape.', schema: ERROR_SCHEMA, ...out },
       attempts: {
         type: 'object',
         description: 'Each attempt: `number`, `start_time`, `end_time`, `http_status` (0 when no response arrived), `error_code`, `message`, `usage`, `connection_id`.',
-        schema: { type: 'array', items: { type: 'object' } },
+        schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
         ...out,
       },
       source_module: { type: 'string', description: "Caller's own word for who started the run; stored, filterable; fixed.", behavior: ['IMMUTABLE'], maxLength: 64 },
       source_id: { type: 'string', description: "Caller's reference within `source_module` (which it requires); fixed.", behavior: ['IMMUTABLE'], maxLength: 255 },
-      metadata: { type: 'object', description: 'Correlation returned as sent; at most 16 KB; not filterable.', behavior: ['IMMUTABLE'] },
+      metadata: { type: 'object', description: 'Correlation returned as sent; at most 16 KB; not filterable.', behavior: ['IMMUTABLE'], schema: { additionalProperties: true } },
       expire_time: { type: 'timestamp', description: 'Deadline for starting; a run not started by then ends EXPIRED without calling the provider (a past time is accepted).', behavior: ['IMMUTABLE'] },
       cancel_requested: { type: 'boolean', description: 'Set by `:cancel`.', ...out },
       start_time: { type: 'timestamp', description: 'Start of the first attempt.', ...out },

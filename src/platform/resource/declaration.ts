@@ -103,6 +103,11 @@ export interface ResourceDecl {
    * Rows of such a collection may outlive their parent (kept for history) without being reachable.
    */
   parent?: { table: string; param: string };
+  /**
+   * A platform-wide collection outside every account (read-only catalogues such as `ai_models`):
+   * any signed-in user reaches it; `collectionPath` has no parameters.
+   */
+  global?: boolean;
   /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
   customMethods?: readonly CustomMethodDecl[];
 }
