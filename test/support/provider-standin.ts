@@ -15,7 +15,7 @@ export interface StandinCall {
   method: string;
   /** Path below the provider's base URL, e.g. `/chat/completions`, `/v1/messages`. */
   path: string;
-  /** The key it authenticated with (`Authorization: Bearer` or `x-api-key`). */
+  /** The key it authenticated with (`Authorization: Bearer`, or Anthropic's `x-api-key`). */
   key: string | undefined;
   headers: Record<string, string | string[] | undefined>;
   body: any;
@@ -105,15 +105,18 @@ export async function startProviderStandin(): Promise<ProviderStandin> {
     const [, prefix, ...rest] = url.pathname.split('/');
     const provider = (prefix === 'openai' || prefix === 'anthropic' || prefix === 'compat' ? prefix : undefined) as StandinProvider | undefined;
     if (!provider) return send(res, 404, { error: 'unknown path' });
-    const path = '/' + rest.join('/');
     const isOpenAi = provider !== 'anthropic';
-    const key = isOpenAi ? String(req.headers.authorization ?? '').replace(/^Bearer /, '') || undefined : (req.headers['x-api-key'] as string | undefined);
+    // Paths are relative to each provider's base URL: `/openai/v1` + `/chat/completions`, `/anthropic` + `/v1/messages`.
+    const path = '/' + (isOpenAi && rest[0] === 'v1' ? rest.slice(1) : rest).join('/');
+    // Anthropic takes `x-api-key` or (as its current SDK sends it) `Authorization: Bearer`.
+    const bearer = String(req.headers.authorization ?? '').replace(/^Bearer /, '') || undefined;
+    const key = isOpenAi ? bearer : ((req.headers['x-api-key'] as string | undefined) ?? bearer);
     const call: StandinCall = { provider, method: req.method ?? 'GET', path, key, headers: req.headers, body: text ? JSON.parse(text) : undefined, time: Date.now() };
     calls.push(call);
     const fail = (status: number, headers?: Record<string, string>) => send(res, status, isOpenAi ? openAiError(status) : anthropicError(status), headers);
 
     if (!key || !validKeys.has(key)) return fail(401);
-    const isModels = req.method === 'GET' && (path === '/models' || path === '/v1/models');
+    const isModels = req.method === 'GET' && path === (isOpenAi ? '/models' : '/v1/models');
     if (isModels) {
       return isOpenAi
         ? send(res, 200, { object: 'list', data: [{ id: 'gpt-5', object: 'model', created: 1754524800, owned_by: 'openai' }] })
