@@ -30,6 +30,7 @@ import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
 import { startServer, type ServerHandle } from './server.js';
+import { aiSection, runAiBench, writeAiSection, type AiBenchRow } from './ai.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -500,6 +501,7 @@ async function main(): Promise<number> {
   log(`machine: ${info.nproc} CPUs (${info.cpu}), Node ${info.node}, SQLite ${info.sqlite}`);
 
   const reports: DialectReport[] = [];
+  const aiResults: Array<{ title: string; rows: AiBenchRow[] | string }> = [];
   for (const dialect of DIALECTS) {
     let pgServer: PostgresServer | undefined;
     if (dialect === 'postgres') {
@@ -515,6 +517,11 @@ async function main(): Promise<number> {
     }
     const report = await runDialect(dialect, pgServer);
     reports.push(report);
+    try {
+      aiResults.push({ title: report.title, rows: await runAiBench({ dialect, adminUrl: pgServer?.adminUrl, quick: QUICK, durationS: DURATION_S, log }) });
+    } catch (error) {
+      aiResults.push({ title: report.title, rows: `FAILED: ${(error as Error).message}` });
+    }
     // Remove the temp dir, drop the database and stop PostgreSQL now rather than at exit.
     await runCleanups();
     console.log(`\n=== ${report.title} (${countLabel(SMALL)} / ${countLabel(LARGE)} rows, ${DURATION_S} s per case) ===`);
@@ -527,6 +534,7 @@ async function main(): Promise<number> {
   }
 
   writeDoc(reports, info, startedAt);
+  writeAiSection(aiSection(aiResults));
   log(`wrote ${DOC}`);
   for (const r of reports) if (r.status === 'skipped') loud(`${r.title} was SKIPPED: ${r.reason}`);
   return reports.some((r) => r.status === 'failed') ? 1 : 0;
