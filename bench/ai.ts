@@ -17,6 +17,8 @@ import { createDatabase, databaseUrl, dropDatabase } from '../test/support/postg
 import { startProviderStandin, standinEnv } from '../test/support/provider-standin.js';
 import { apiClient, signUp, TENANT, type Api } from './api.js';
 import { delay, startServer } from './server.js';
+import type { LoadResult } from './load.js';
+import type { BenchSuite } from './suites.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
@@ -189,3 +191,28 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     process.exit(1);
   });
 }
+
+/** A throughput row for the main report (values measured here, not by autocannon's GET runner). */
+function rateRow(id: string, label: string, perSecond: number, count: number, notes: string[]): import('./report.js').CaseRow {
+  const result: LoadResult = { requests: count, reqPerSec: perSecond, p50: NaN, p99: NaN, max: NaN, non2xx: 0, errors: 0, timeouts: 0, statuses: {} };
+  return { id, label, connections: 1, result, notes };
+}
+
+/**
+ * `npm run bench` suite `ai`: runs on a server and database of its own (workers off, worker processes
+ * started by the suite), next to the dialect's main server.
+ */
+export const aiSuite: BenchSuite = {
+  id: 'ai',
+  targets: ['AI executions: created/s and end-to-end runs/s with 1 and 2 worker processes are reported without a target (`ai-*`).'],
+  async run(ctx) {
+    let adminUrl: string | undefined;
+    if (ctx.dialect === 'postgres' && ctx.databaseUrl) {
+      const url = new URL(ctx.databaseUrl);
+      url.pathname = '/postgres';
+      adminUrl = url.toString();
+    }
+    const rows = await runAiBench({ dialect: ctx.dialect, adminUrl, quick: ctx.quick, durationS: ctx.durationS, log: ctx.log });
+    rows.forEach((row, i) => ctx.report.rows.push(rateRow(`ai-${i + 1}`, row.label, Number(row.value), 0, [row.note])));
+  },
+};

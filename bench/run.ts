@@ -14,6 +14,7 @@
  *   BENCH_DIALECTS=sqlite    which dialects, comma-separated (default: sqlite,postgres)
  *   BENCH_DURATION=10        seconds per case (full run)
  *   BENCH_POSTGRES_URL=…     superuser URL of an existing PostgreSQL server (default: a throwaway one)
+ *   BENCH_SUITES=foundation,customers   which suites run (default: all; see bench/suites.ts)
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -30,7 +31,7 @@ import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
 import { startServer, type ServerHandle } from './server.js';
-import { aiSection, runAiBench, writeAiSection, type AiBenchRow } from './ai.js';
+import { SUITES, suiteSelected } from './suites.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -237,24 +238,24 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
     const largeAccount = await createAccount(api, 'Bench large');
     log(`${dialect}: signed up (account ${user.accountId}, website ${user.websiteId}); large account ${largeAccount}`);
 
-    // 2. Seed in the database directly.
-    const baseMs = Date.UTC(2024, 0, 1);
-    const small: SeedSpec = { accountId: user.accountId, count: SMALL, idPrefix: 'bench-s-', baseMs, stepMs: 30_000 };
-    const large: SeedSpec = { accountId: largeAccount, count: LARGE, idPrefix: 'bench-l-', baseMs, stepMs: 30_000 };
-    const t0 = Date.now();
+    // 2. Seed in the database directly (foundation cases), 3. restart, so the server measured is a
+    // fresh process that sees the statistics from the start.
+    const small: SeedSpec = { accountId: user.accountId, count: SMALL, idPrefix: 'bench-s-', baseMs: Date.UTC(2024, 0, 1), stepMs: 30_000 };
+    const large: SeedSpec = { accountId: largeAccount, count: LARGE, idPrefix: 'bench-l-', baseMs: Date.UTC(2024, 0, 1), stepMs: 30_000 };
     const sqliteFile = join(dataDir, 'platform.sqlite');
-    if (dialect === 'sqlite') seedSqlite(sqliteFile, [small, large]);
-    else await seedPostgres(dbUrl!, [small, large]);
-    const seeded = { small: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, small.accountId), large: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, large.accountId) };
-    const seedS = ((Date.now() - t0) / 1000).toFixed(1);
-    report.info.push(
-      `seeded ${seeded.small.toLocaleString('en-US')} + ${seeded.large.toLocaleString('en-US')} projects in ${seedS} s (${dialect === 'sqlite' ? 'recursive CTE, ANALYZE, WAL checkpoint' : 'generate_series, VACUUM (ANALYZE)'}); the small account also holds the sign-up's own project`,
-    );
-    log(`${dialect}: seeded ${seeded.small} + ${seeded.large} projects in ${seedS} s`);
-
-    // 3. Restart, so the server measured is a fresh process that sees the statistics from the start.
-    await stopServer();
-    s = await start();
+    if (suiteSelected('foundation')) {
+      const t0 = Date.now();
+      if (dialect === 'sqlite') seedSqlite(sqliteFile, [small, large]);
+      else await seedPostgres(dbUrl!, [small, large]);
+      const seeded = { small: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, small.accountId), large: await countProjects(dialect, dialect === 'sqlite' ? sqliteFile : dbUrl!, large.accountId) };
+      const seedS = ((Date.now() - t0) / 1000).toFixed(1);
+      report.info.push(
+        `seeded ${seeded.small.toLocaleString('en-US')} + ${seeded.large.toLocaleString('en-US')} projects in ${seedS} s (${dialect === 'sqlite' ? 'recursive CTE, ANALYZE, WAL checkpoint' : 'generate_series, VACUUM (ANALYZE)'}); the small account also holds the sign-up's own project`,
+      );
+      log(`${dialect}: seeded ${seeded.small} + ${seeded.large} projects in ${seedS} s`);
+      await stopServer();
+      s = await start();
+    }
     const base = s.baseUrl;
     const token = user.token;
 
@@ -288,7 +289,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
           times.push(performance.now() - t0);
           if (probe.status !== 200) throw new Error(`probe answered ${probe.status}: ${probe.text.slice(0, 300)}`);
           if (i === 0 && probe.body && typeof probe.body.total_size === 'number') {
-            row.notes.unshift(`total_size ${probe.body.total_size.toLocaleString('en-US')}, ${(probe.body.projects ?? []).length} items/page`);
+            row.notes.unshift(`total_size ${probe.body.total_size.toLocaleString('en-US')}, ${(Object.values(probe.body).find(Array.isArray) as unknown[] | undefined)?.length ?? 0} items/page`);
           }
         }
         times.sort((a, b) => a - b);
@@ -321,65 +322,79 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
       await measure(id, `${label} (latency)`, url, { ...opts, connections: LATENCY_CONNECTIONS });
     };
 
-    // 5. The cases.
-    await measure('ceiling', 'ceiling: GET /healthz', `${base}/healthz`, { auth: false });
-    await measure('get-website', 'Get websites/{w}', getWebsite, { target: { kind: 'ratio', min: 0.4 } });
-    await measure('get-operation', 'Get websites/{w}/operations/{o}', getOperation, { target: { kind: 'ratio', min: 0.4 } });
-    await measureList('list-s-contains', `List ${S}: display_name:"shop", display_name desc, first page`, listUrl(base, small.accountId, contains), {
-      target: { kind: 'p99', maxMs: 20 },
-    });
-    await measureList('list-s-time', `List ${S}: create_time > mid, create_time desc, first page`, listUrl(base, small.accountId, byTime(small)), {
-      target: { kind: 'p99', maxMs: 20 },
-    });
-    await measureList('list-l-contains', `List ${L}: display_name:"shop", display_name desc, first page`, listUrl(base, large.accountId, contains));
-    await measureList('list-l-time', `List ${L}: create_time > mid, create_time desc, first page`, listUrl(base, large.accountId, byTime(large)));
-
-    for (const [id, query, what] of [
-      ['page-l-contains', contains, 'display_name:"shop", display_name desc'],
-      ['page-l-time', byTime(large), 'create_time > mid, create_time desc'],
-    ] as const) {
-      const chain = await walkChain(base, token, large.accountId, query);
-      const label = `List ${L}: ${what}, page ${chain.depth + 1}`;
-      if (!chain.token) {
-        report.rows.push({ id, label, connections: CONNECTIONS, notes: [], error: chain.error ?? 'no next_page_token' });
-        continue;
-      }
-      await measureList(id, label, listUrl(base, large.accountId, { ...query, page_token: chain.token }), {
-        target: { kind: 'p99', maxMs: 10 },
-        notes: [`token chain walked ${chain.depth} pages sequentially first (${chain.ms.map((m) => Math.round(m)).join(', ')} ms)`],
+    if (suiteSelected('foundation')) {
+      // 5. The cases.
+      await measure('ceiling', 'ceiling: GET /healthz', `${base}/healthz`, { auth: false });
+      await measure('get-website', 'Get websites/{w}', getWebsite, { target: { kind: 'ratio', min: 0.4 } });
+      await measure('get-operation', 'Get websites/{w}/operations/{o}', getOperation, { target: { kind: 'ratio', min: 0.4 } });
+      await measureList('list-s-contains', `List ${S}: display_name:"shop", display_name desc, first page`, listUrl(base, small.accountId, contains), {
+        target: { kind: 'p99', maxMs: 20 },
       });
+      await measureList('list-s-time', `List ${S}: create_time > mid, create_time desc, first page`, listUrl(base, small.accountId, byTime(small)), {
+        target: { kind: 'p99', maxMs: 20 },
+      });
+      await measureList('list-l-contains', `List ${L}: display_name:"shop", display_name desc, first page`, listUrl(base, large.accountId, contains));
+      await measureList('list-l-time', `List ${L}: create_time > mid, create_time desc, first page`, listUrl(base, large.accountId, byTime(large)));
+
+      for (const [id, query, what] of [
+        ['page-l-contains', contains, 'display_name:"shop", display_name desc'],
+        ['page-l-time', byTime(large), 'create_time > mid, create_time desc'],
+      ] as const) {
+        const chain = await walkChain(base, token, large.accountId, query);
+        const label = `List ${L}: ${what}, page ${chain.depth + 1}`;
+        if (!chain.token) {
+          report.rows.push({ id, label, connections: CONNECTIONS, notes: [], error: chain.error ?? 'no next_page_token' });
+          continue;
+        }
+        await measureList(id, label, listUrl(base, large.accountId, { ...query, page_token: chain.token }), {
+          target: { kind: 'p99', maxMs: 10 },
+          notes: [`token chain walked ${chain.depth} pages sequentially first (${chain.ms.map((m) => Math.round(m)).join(', ')} ms)`],
+        });
+      }
+
+      // Cheap Gets with and without a concurrent heavy List (10 connections each).
+      await measure('get-unloaded', `Get websites/{w}, unloaded`, getWebsite, { connections: LOAD_CONNECTIONS });
+      for (const [id, query, what] of [
+        ['time', byTime(large), 'create_time > mid'],
+        ['contains', contains, 'display_name:"shop"'],
+      ] as const) {
+        const listLoad = listUrl(base, large.accountId, query);
+        const getRow: CaseRow = {
+          id: `get-loaded-${id}`,
+          label: `Get websites/{w}, under List ${L} ${what} load`,
+          connections: LOAD_CONNECTIONS,
+          target: { kind: 'relP99', baseline: 'get-unloaded', factor: 3 },
+          notes: [],
+        };
+        const loadRow: CaseRow = { id: `load-${id}`, label: `  … the List ${L} ${what} first-page load itself`, connections: LOAD_CONNECTIONS, notes: [] };
+        report.rows.push(getRow, loadRow);
+        log(`${dialect}: ${getRow.label} …`);
+        try {
+          const [gets, lists] = await Promise.all([
+            hammer({ url: getWebsite, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
+            hammer({ url: listLoad, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
+          ]);
+          getRow.result = gets;
+          loadRow.result = lists;
+          summarise(gets);
+        } catch (error) {
+          getRow.error = (error as Error).message;
+        }
+        const waited = await drain(base, drainProbes);
+        if (waited > 1_000) loadRow.notes.push(`server took ${(waited / 1000).toFixed(1)} s to work off in-flight requests afterwards`);
+      }
     }
 
-    // Cheap Gets with and without a concurrent heavy List (10 connections each).
-    await measure('get-unloaded', `Get websites/{w}, unloaded`, getWebsite, { connections: LOAD_CONNECTIONS });
-    for (const [id, query, what] of [
-      ['time', byTime(large), 'create_time > mid'],
-      ['contains', contains, 'display_name:"shop"'],
-    ] as const) {
-      const listLoad = listUrl(base, large.accountId, query);
-      const getRow: CaseRow = {
-        id: `get-loaded-${id}`,
-        label: `Get websites/{w}, under List ${L} ${what} load`,
-        connections: LOAD_CONNECTIONS,
-        target: { kind: 'relP99', baseline: 'get-unloaded', factor: 3 },
-        notes: [],
-      };
-      const loadRow: CaseRow = { id: `load-${id}`, label: `  … the List ${L} ${what} first-page load itself`, connections: LOAD_CONNECTIONS, notes: [] };
-      report.rows.push(getRow, loadRow);
-      log(`${dialect}: ${getRow.label} …`);
+    // 6. The areas' suites (bench/suites.ts), on the same server.
+    for (const suite of SUITES) {
+      if (!suiteSelected(suite.id)) continue;
+      log(`${dialect}: suite ${suite.id} …`);
       try {
-        const [gets, lists] = await Promise.all([
-          hammer({ url: getWebsite, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
-          hammer({ url: listLoad, token, connections: LOAD_CONNECTIONS, durationS: DURATION_S }),
-        ]);
-        getRow.result = gets;
-        loadRow.result = lists;
-        summarise(gets);
+        await suite.run({ dialect, base, token, user, api: apiClient(base), report, measure, log, dataDir, sqliteFile, databaseUrl: dbUrl, quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS });
       } catch (error) {
-        getRow.error = (error as Error).message;
+        report.rows.push({ id: `${suite.id}-failed`, label: `suite ${suite.id}`, connections: 0, notes: [], error: (error as Error).stack ?? String(error) });
       }
-      const waited = await drain(base, drainProbes);
-      if (waited > 1_000) loadRow.notes.push(`server took ${(waited / 1000).toFixed(1)} s to work off in-flight requests afterwards`);
+      await drain(base, drainProbes);
     }
   } catch (error) {
     report.status = 'failed';
@@ -427,6 +442,7 @@ async function walkChain(
 
 function targetsText(): string[] {
   return [
+    ...SUITES.filter((suite) => suiteSelected(suite.id)).flatMap((suite) => suite.targets),
     `authenticated Get ≥ 40 % of the ceiling's req/s (\`get-website\`, \`get-operation\`);`,
     `a List first page with total_size: p99 < 20 ms at ${countLabel(SMALL)} rows (\`list-s-*\`);`,
     `later pages of the same token chain: p99 < 10 ms at ${countLabel(LARGE)} rows (\`page-l-*\`); the first page at ${countLabel(LARGE)} (\`list-l-*\`) is reported without a target;`,
@@ -501,7 +517,6 @@ async function main(): Promise<number> {
   log(`machine: ${info.nproc} CPUs (${info.cpu}), Node ${info.node}, SQLite ${info.sqlite}`);
 
   const reports: DialectReport[] = [];
-  const aiResults: Array<{ title: string; rows: AiBenchRow[] | string }> = [];
   for (const dialect of DIALECTS) {
     let pgServer: PostgresServer | undefined;
     if (dialect === 'postgres') {
@@ -517,11 +532,6 @@ async function main(): Promise<number> {
     }
     const report = await runDialect(dialect, pgServer);
     reports.push(report);
-    try {
-      aiResults.push({ title: report.title, rows: await runAiBench({ dialect, adminUrl: pgServer?.adminUrl, quick: QUICK, durationS: DURATION_S, log }) });
-    } catch (error) {
-      aiResults.push({ title: report.title, rows: `FAILED: ${(error as Error).message}` });
-    }
     // Remove the temp dir, drop the database and stop PostgreSQL now rather than at exit.
     await runCleanups();
     console.log(`\n=== ${report.title} (${countLabel(SMALL)} / ${countLabel(LARGE)} rows, ${DURATION_S} s per case) ===`);
@@ -534,7 +544,6 @@ async function main(): Promise<number> {
   }
 
   writeDoc(reports, info, startedAt);
-  writeAiSection(aiSection(aiResults));
   log(`wrote ${DOC}`);
   for (const r of reports) if (r.status === 'skipped') loud(`${r.title} was SKIPPED: ${r.reason}`);
   return reports.some((r) => r.status === 'failed') ? 1 : 0;

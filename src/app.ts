@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Config } from './config.js';
 import { accountResource } from './accounts/account.resource.js';
 import { projectResource } from './projects/project.resource.js';
@@ -9,7 +8,8 @@ import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
 import { areas } from './areas.js';
 import type { AreaDeps, SurfaceDeps } from './platform/area.js';
-import { createDiskBlobStore, type BlobStore } from './platform/storage/blobs.js';
+import type { BlobStore } from './platform/storage/blobs.js';
+import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
 import { createSignupService } from './signup/signup.service.js';
@@ -59,7 +59,7 @@ export async function buildApp(opts: {
   config: Config;
   database: Database;
   logger?: FastifyServerOptions['logger'];
-  /** Default: local disk under DATA_DIR/blobs. */
+  /** Default: what BLOB_STORE names (local disk under DATA_DIR/blobs, or S3). */
   blobs?: BlobStore;
 }): Promise<Platform> {
   const { config, database } = opts;
@@ -87,13 +87,18 @@ export async function buildApp(opts: {
   const operations = createOperations({ database, logger: app.log });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
   const access = createAccessService(database.db);
-  // Platform-wide read-only collections (catalogues) any signed-in user reads; filled from the declarations below.
-  const globalCollections = new Set<string>();
-  const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS, globals: globalCollections });
+  const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
+  const blobs = opts.blobs ?? blobStoreFromConfig(config);
   const engineDeps = {
     database,
     pageTokens: createPageTokenCodec(config.jwtSecret),
-    onDeleted: (table: string, id: string) => access.forgetRoot(table, id),
+    onDeleted: async (table: string, id: string) => {
+      access.forgetRoot(table, id);
+      // A deleted website's rows go by foreign-key cascade; its blobs (media) by their prefix.
+      if (table === 'websites') {
+        await blobs.deletePrefix(`websites/${id}`).catch((err) => app.log.error({ err, website: id }, 'could not remove the blobs of a deleted website'));
+      }
+    },
   };
 
   const services: Record<string, ResourceService> = {};
@@ -102,7 +107,7 @@ export async function buildApp(opts: {
     config,
     database,
     operations,
-    blobs: opts.blobs ?? createDiskBlobStore(join(config.dataDir, 'blobs')),
+    blobs,
     secrets,
     logger: app.log,
     services,
@@ -118,7 +123,6 @@ export async function buildApp(opts: {
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
   ];
   for (const decl of declarations) {
-    if (decl.global) globalCollections.add(decl.collection);
     if (services[decl.collectionPath]) throw new Error(`two resources declare ${decl.collectionPath}`);
     services[decl.collectionPath] = createResourceService(decl, engineDeps);
   }

@@ -1,5 +1,11 @@
 import type { Area } from './platform/area.js';
+import { mediaArea } from './media/media.area.js';
+import { customDomainArea } from './custom-domain/custom-domain.area.js';
+import { emailTemplatesArea } from './email-templates/email-templates.area.js';
+import { settingsArea } from './settings/settings.area.js';
+import { themeArea } from './theme/theme.area.js';
 import { viewsArea } from './views/views.area.js';
+import { customersArea } from './customers/customers.area.js';
 import { aiArea } from './ai/ai.area.js';
 import { aiBillingArea } from './ai-billing/ai-billing.area.js';
 
@@ -7,4 +13,4 @@ import { aiBillingArea } from './ai-billing/ai-billing.area.js';
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
  * areas listed before it). Adding an area is one line here; see docs/architecture.md.
  */
-export const areas: readonly Area[] = [viewsArea, aiArea, aiBillingArea];
+export const areas: readonly Area[] = [viewsArea, customersArea, mediaArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea, aiArea, aiBillingArea];

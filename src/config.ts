@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** Everything the platform reads from its environment (RUNTIME.md is the contract). */
@@ -22,6 +23,20 @@ export interface Config {
   /** Take client addresses from X-Forwarded-For (behind a proxy). */
   trustProxy: boolean;
   production: boolean;
+  /** Where blobs (media originals and variants) live: local disk under DATA_DIR/blobs, or S3. */
+  blobStore: { kind: 'disk' } | { kind: 's3'; endpoint?: string; bucket: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; keyPrefix?: string };
+  media: {
+    maxUploadBytes: number;
+    maxPixels: number;
+    transformConcurrency: number;
+    transformQueue: number;
+    cacheMaxAgeSeconds: number;
+    memoryCacheBytes: number;
+  };
+  /** DNS servers `:verify` asks (`DNS_RESOLVER`, comma-separated `ip[:port]`); empty: the system's. */
+  dnsResolver: string[];
+  /** Per-query timeout of those lookups (`DNS_TIMEOUT_MS`). */
+  dnsTimeoutMs: number;
   /** AI providers, the platform's own keys, and AI billing defaults (RUNTIME.md, docs/configuration.md). */
   ai: {
     openai: { baseUrl: string; apiKey: string | undefined };
@@ -31,6 +46,32 @@ export interface Config {
     startingCreditNanos: number;
     /** First retry delay of a failed attempt (doubles per attempt, with jitter) when the provider sends no Retry-After. */
     retryBaseMs: number;
+  };
+}
+
+function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
+  return value;
+}
+
+function blobStoreOf(env: NodeJS.ProcessEnv): Config['blobStore'] {
+  const kind = env.BLOB_STORE ?? 'disk';
+  if (kind === 'disk') return { kind };
+  if (kind !== 's3') throw new Error(`BLOB_STORE must be disk or s3, not ${kind}`);
+  if (!env.S3_BUCKET) throw new Error('S3_BUCKET is required when BLOB_STORE=s3');
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  return {
+    kind,
+    endpoint: env.S3_ENDPOINT || undefined,
+    bucket: env.S3_BUCKET,
+    region: env.S3_REGION || 'us-east-1',
+    accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
+    secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
+    forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true' || env.S3_FORCE_PATH_STYLE === '1',
+    keyPrefix: env.S3_KEY_PREFIX || undefined,
   };
 }
 
@@ -90,6 +131,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
     trustProxy: env.TRUST_PROXY === 'true',
     production,
+    blobStore: blobStoreOf(env),
+    media: {
+      maxUploadBytes: positiveInteger(env, 'MEDIA_MAX_UPLOAD_BYTES', 25 * 1024 * 1024),
+      maxPixels: positiveInteger(env, 'MEDIA_MAX_PIXELS', 50_000_000),
+      transformConcurrency: positiveInteger(env, 'MEDIA_TRANSFORM_CONCURRENCY', availableParallelism()),
+      transformQueue: positiveInteger(env, 'MEDIA_TRANSFORM_QUEUE', 1000),
+      cacheMaxAgeSeconds: positiveInteger(env, 'MEDIA_CACHE_MAX_AGE', 86_400),
+      memoryCacheBytes: env.MEDIA_MEMORY_CACHE_BYTES === '0' ? 0 : positiveInteger(env, 'MEDIA_MEMORY_CACHE_BYTES', 64 * 1024 * 1024),
+    },
+    dnsResolver: (env.DNS_RESOLVER ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    dnsTimeoutMs: Number(env.DNS_TIMEOUT_MS ?? 5000),
     ai: {
       openai: { baseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/$/, ''), apiKey: env.OPENAI_API_KEY || undefined },
       anthropic: { baseUrl: (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/$/, ''), apiKey: env.ANTHROPIC_API_KEY || undefined },

@@ -237,7 +237,7 @@ export function agentResource(deps: { dialect: SqlDialect; catalogue: Catalogue 
 export const agentVersionResource: ResourceDecl = {
   collection: 'versions',
   singular: 'AiAgentVersion',
-  plural: 'AiAgentVersions',
+  pluralNoun: 'AiAgentVersions',
   table: 'ai_agent_versions',
   description: 'Immutable settings of an agent at one version. `create_time` is when the version took effect.',
   collectionPath: 'accounts/{account_id}/ai_agents/{ai_agent_id}/versions',

@@ -182,7 +182,7 @@ export const aiModelResource: ResourceDecl = {
   singular: 'AiModel',
   table: 'ai_models',
   description: 'Platform catalogue of models (read-only). Only `AVAILABLE` models run; `pricing` is what a run on the platform key costs.',
-  global: true,
+  catalogue: true,
   collectionPath: 'ai_models',
   itemPath: 'ai_models/{ai_model_id}',
   fields: {
@@ -221,7 +221,7 @@ export const aiSystemAgentResource: ResourceDecl = {
   singular: 'AiSystemAgent',
   table: 'ai_system_agents',
   description: 'Platform catalogue of agents (read-only). Copy one with `source_system_agent` on agent create; a copy does not follow later changes.',
-  global: true,
+  catalogue: true,
   collectionPath: 'ai_system_agents',
   itemPath: 'ai_system_agents/{ai_system_agent_id}',
   fields: {

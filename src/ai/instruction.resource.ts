@@ -123,7 +123,7 @@ export function instructionVersionResource(deps: { dialect: SqlDialect }): Resou
   return {
     collection: 'versions',
     singular: 'AiInstructionVersion',
-    plural: 'AiInstructionVersions',
+    pluralNoun: 'AiInstructionVersions',
     table: 'ai_instruction_versions',
     description:
       'Immutable versions of an instruction, numbered from 1. Create adds the next one (number assigned by the server); its `content` may use only the instruction\'s `variables`. With `activate: true` it also becomes the active version.',

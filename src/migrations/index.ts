@@ -1,11 +1,17 @@
 import type { Migration } from 'kysely';
 import * as foundation from './2026-11-22-0001-foundation.js';
 import * as views from './2026-11-22-0002-views.js';
+import * as media from './2026-11-22-0400-media.js';
+import * as config from './2026-11-22-0700-config.js';
+import * as customers from './2026-11-22-0300-customers.js';
 import * as ai from './2026-11-22-0500-ai.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
   '2026-11-22-0001-foundation': foundation,
   '2026-11-22-0002-views': views,
+  '2026-11-22-0400-media': media,
+  '2026-11-22-0700-config': config,
+  '2026-11-22-0300-customers': customers,
   '2026-11-22-0500-ai': ai,
 };

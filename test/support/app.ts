@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { buildApp, type Platform } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import type { BlobStore } from '../../src/platform/storage/blobs.js';
 import { freshDatabase, type FreshDatabase } from './databases.js';
 
 export interface TestUser {
@@ -35,7 +36,10 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}, opts: { logger?: Parameters<typeof buildApp>[0]['logger'] } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  opts: { logger?: Parameters<typeof buildApp>[0]['logger']; blobs?: (config: Config) => BlobStore } = {},
+): Promise<TestApp> {
   const fresh = await freshDatabase();
   const config = loadConfig({
     DATA_DIR: fresh.dataDir,
@@ -46,7 +50,7 @@ export async function startTestApp(env: Record<string, string> = {}, opts: { log
   });
   let platform: Platform;
   try {
-    platform = await buildApp({ config, database: fresh.database, logger: opts.logger });
+    platform = await buildApp({ config, database: fresh.database, logger: opts.logger, blobs: opts.blobs?.(config) });
   } catch (err) {
     await fresh.cleanup();
     throw err;

@@ -8,6 +8,7 @@ import { InvalidArgument } from '../../src/platform/errors.js';
 import {
   buildFilter,
   compileFilter,
+  compileFilterPredicate,
   formatFilter,
   parseFilter,
   type FilterAst,
@@ -114,6 +115,35 @@ const SELECTIONS: [string, string, string[]][] = [
   ['keywords need no spaces next to parentheses', '(n = 1)OR(n = 2)', ['r01', 'r02']],
 ];
 
+/** A string field whose `:` is a prefix match (settings paths). */
+const PREFIX_FIELDS: Record<string, FilterField> = { ...FIELDS, title: { column: 'title', type: 'string', hasMatchesPrefix: true } };
+const PREFIX_SELECTIONS: [string, string[]][] = [
+  ['title:"Sale 5"', ['r03', 'r04']],
+  ['title:"ale"', []],
+  ['title:"snake_"', ['r05']],
+  ['title:"snake%"', []],
+  ['NOT title:"Sale"', except('r03', 'r04')],
+];
+
+describe('the in-memory predicate (virtual collections) selects exactly what SQL selects', () => {
+  const memoryRows = ROWS.map((r) => ({ ...r, ctime: r.ctime === null ? null : Date.parse(r.ctime) }));
+  const select = (filter: string, fields = FIELDS) => {
+    const matches = compileFilterPredicate(parseFilter(filter), fields);
+    return memoryRows.filter((r) => matches(r)).map((r) => r.id);
+  };
+  it.each(SELECTIONS)('%s: %s', (_rule, filter, expected) => {
+    expect(select(filter)).toEqual(expected);
+  });
+  it.each(PREFIX_SELECTIONS)('hasMatchesPrefix: %s', (filter, expected) => {
+    expect(select(filter, PREFIX_FIELDS)).toEqual(expected);
+  });
+  it('refuses undeclared fields and mistyped values like the SQL compiler', () => {
+    expect(() => select('colour = red')).toThrow(InvalidArgument);
+    expect(() => select('n = abc')).toThrow(InvalidArgument);
+    expect(() => select('tags = red')).toThrow(InvalidArgument);
+  });
+});
+
 describeDb(`filter selects the expected rows on ${testDialect()}`, () => {
   // The database is private to this file, so a fixed table name cannot collide.
   const table = 'filter_fixture';
@@ -157,6 +187,12 @@ describeDb(`filter selects the expected rows on ${testDialect()}`, () => {
 
   it.each(SELECTIONS)('%s: %s', async (_rule, filter, expected) => {
     expect(await selectIds(filter)).toEqual(expected);
+  });
+
+  it.each(PREFIX_SELECTIONS)('hasMatchesPrefix: %s', async (filter, expected) => {
+    const { where } = buildFilter(filter, PREFIX_FIELDS, fresh.database.dialect);
+    const rows = await fresh.database.db.selectFrom(table).select('id').orderBy('id').where(where!).execute();
+    expect(rows.map((r) => r.id)).toEqual(expected);
   });
 
   it('binds values as parameters, never as SQL text', async () => {

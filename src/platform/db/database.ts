@@ -25,6 +25,20 @@ export interface SqlDialect {
   containsText(column: string, text: string): RawBuilder<boolean>;
   /** Lock the selected rows for the rest of the transaction (SQLite: the write lock already does). */
   forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
+  /** Share-lock the selected rows: concurrent sharers go on, a FOR UPDATE waits (SQLite: the write lock already does). */
+  forShare<Q extends { forShare(): Q }>(query: Q): Q;
+  /** `column` (a JSON object) without `key`; NULL when nothing is left. */
+  jsonWithoutKey(column: string, key: string): RawBuilder<unknown>;
+  /** `column` (a JSON object) has `key`. */
+  jsonHasKey(column: string, key: string): RawBuilder<boolean>;
+  /**
+   * `column` is among `inner.column` of the `inner.table` rows matching `inner.where` (a semi-join).
+   * SQLite: `+column IN (subquery)`: the set is read once, and the unary + keeps a List walking its
+   * ORDER BY index and probing the set instead of sorting every match. PostgreSQL: a correlated
+   * EXISTS, planned as a semi-join, or under OR as an index probe per row (an IN subquery there would
+   * be rescanned per row once it outgrows work_mem).
+   */
+  semiJoin(column: string, inner: { table: string; column: string; where: RawBuilder<boolean> }): RawBuilder<boolean>;
   /** Claim rows other workers have not locked (PostgreSQL SKIP LOCKED; SQLite has one writer). */
   skipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
   /** The driver error of a UNIQUE or PRIMARY KEY violation. */
@@ -51,6 +65,11 @@ const sqliteDialect: SqlDialect = {
     sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`,
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query,
+  forShare: (query) => query,
+  semiJoin: (column, inner) =>
+    sql<boolean>`+${sql.ref(column)} in (select ${sql.ref(`${inner.table}.${inner.column}`)} from ${sql.table(inner.table)} where ${inner.where})`,
+  jsonWithoutKey: (column, key) => sql`nullif(json_remove(${sql.ref(column)}, ${'$.' + key}), '{}')`,
+  jsonHasKey: (column, key) => sql<boolean>`json_type(${sql.ref(column)}, ${'$.' + key}) is not null`,
   skipLocked: (query) => query,
   isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
@@ -66,6 +85,11 @@ const postgresDialect: SqlDialect = {
   arrayHas: (column, value) => sql<boolean>`${sql.ref(column)} @> ${JSON.stringify([value])}::jsonb`,
   containsText: (column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query.forUpdate(),
+  forShare: (query) => query.forShare(),
+  semiJoin: (column, inner) =>
+    sql<boolean>`exists (select 1 from ${sql.table(inner.table)} where ${inner.where} and ${sql.ref(`${inner.table}.${inner.column}`)} = ${sql.ref(column)})`,
+  jsonWithoutKey: (column, key) => sql`nullif(${sql.ref(column)} - ${key}::text, '{}'::jsonb)`,
+  jsonHasKey: (column, key) => sql<boolean>`jsonb_exists(${sql.ref(column)}, ${key}::text)`,
   skipLocked: (query) => query.forUpdate().skipLocked(),
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',

@@ -22,8 +22,6 @@ export function createRouteContextFactory(deps: {
   tokens: TokenService;
   access: AccessService;
   roots: Record<string, AccessRoot>;
-  /** Top-level collections outside every account (platform catalogues): authentication only. */
-  globals?: ReadonlySet<string>;
 }): RouteContextFactory {
   const caller = async (request: FastifyRequest): Promise<RequestContext> => {
     const now = Date.now();
@@ -39,7 +37,6 @@ export function createRouteContextFactory(deps: {
     const rootParam = templateParams(template)[0];
     if (!rootParam) return ctx;
     const root = deps.roots[rootParam];
-    if (!root && deps.globals?.has(template.split('/')[0])) return ctx;
     if (!root) throw new Error(`path ${template} starts at ${rootParam}, which is not a declared access root`);
     ctx.access = await deps.access.authorize(ctx.caller, root, params[rootParam], right, ctx.now);
     return ctx;

@@ -18,7 +18,7 @@
  * must be quoted. The parser is a single left-to-right pass with no backtracking.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import type { SqlDialect } from '../db/database.js';
+import { escapeLike, type SqlDialect } from '../db/database.js';
 import { InvalidArgument } from '../errors.js';
 
 /** How a filterable field's values are typed and compared. */
@@ -29,7 +29,16 @@ export interface FilterField {
   column: string;
   type: FilterFieldType;
   values?: readonly string[];
+  /** `:` on this string field matches a prefix (dotted setting paths) instead of a substring. */
+  hasMatchesPrefix?: boolean;
+  /** Values are stored lowercase: compare the filter value lowercased (case-insensitive match). */
+  lowercase?: boolean;
+  /** Answers `field:value` itself (e.g. from an indexed side table) instead of the column; gets the scope ids. */
+  has?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
 }
+
+/** Path ids of the query being filtered (`website_id`, ...), for `has` compilers that need the tenant. */
+export type FilterScope = Readonly<Record<string, string>>;
 
 /** The comparators of a restriction; `:` is AIP-160's "has". */
 export type FilterOperator = '=' | '!=' | '<' | '<=' | '>' | '>=' | ':';
@@ -380,6 +389,7 @@ function compileComparison(
   node: Extract<FilterAst, { kind: 'comparison' }>,
   fields: Record<string, FilterField>,
   dialect: SqlDialect,
+  scope: FilterScope,
 ): RawBuilder<SqlBool> {
   const name = node.field;
   // Own properties only, so `constructor` or `__proto__` never resolve to Object.prototype.
@@ -398,8 +408,13 @@ function compileComparison(
     const accepted = field.type === 'string_list' ? ':, = null and != null' : allowed.join(', ');
     throw InvalidArgument.field(name, `does not support ${operator} (${field.type} fields accept ${accepted})`);
   }
-  const bound = typedValue(name, field, value.text);
+  const typed = typedValue(name, field, value.text);
+  const bound = field.lowercase && typeof typed === 'string' ? typed.toLowerCase() : typed;
+  if (operator === ':' && field.has) return field.has(String(bound), scope).$castTo<SqlBool>();
 
+  if (operator === ':' && field.type === 'string' && field.hasMatchesPrefix) {
+    return sql<SqlBool>`${column} like ${escapeLike(String(bound)) + '%'} escape '\\'`;
+  }
   if (operator === ':' && field.type === 'string') return dialect.containsText(field.column, String(bound)).$castTo<SqlBool>();
   if (operator === ':' && field.type === 'string_list') return dialect.arrayHas(field.column, String(bound)).$castTo<SqlBool>();
   const parameter = typeof bound === 'boolean' ? dialect.bool(bound) : bound;
@@ -408,25 +423,25 @@ function compileComparison(
   return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATOR[operator])} ${parameter}`;
 }
 
-function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect): RawBuilder<SqlBool> {
+function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope): RawBuilder<SqlBool> {
   switch (ast.kind) {
     case 'comparison':
-      return compileComparison(ast, fields, dialect);
+      return compileComparison(ast, fields, dialect, scope);
     case 'and':
     case 'or': {
-      const parts = ast.operands.map((o) => compileNode(o, fields, dialect));
+      const parts = ast.operands.map((o) => compileNode(o, fields, dialect, scope));
       return sql<SqlBool>`(${sql.join(parts, sql.raw(` ${ast.kind} `))})`;
     }
     case 'not':
       // A comparison on a NULL column is unknown, and SQL's NOT keeps it unknown (row dropped);
       // coalescing makes NOT a true complement, consistent with `!=` matching NULLs.
-      return sql<SqlBool>`not coalesce(${compileNode(ast.operand, fields, dialect)}, false)`;
+      return sql<SqlBool>`not coalesce(${compileNode(ast.operand, fields, dialect, scope)}, false)`;
   }
 }
 
 /** Compiles an AST to a boolean expression over the declared columns; undeclared fields and mistyped values throw InvalidArgument naming the field. */
-export function compileFilter(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect): Expression<SqlBool> {
-  return compileNode(ast, fields, dialect);
+export function compileFilter(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope = {}): Expression<SqlBool> {
+  return compileNode(ast, fields, dialect, scope);
 }
 
 /** Parses and compiles `text`, returning the WHERE expression (undefined when empty) and the canonical text page tokens bind to. */
@@ -434,7 +449,109 @@ export function buildFilter(
   text: string | undefined,
   fields: Record<string, FilterField>,
   dialect: SqlDialect,
+  scope: FilterScope = {},
 ): { where: Expression<SqlBool> | undefined; canonical: string } {
   const ast = parseFilter(text ?? '');
-  return { where: ast && compileFilter(ast, fields, dialect), canonical: formatFilter(ast) };
+  return { where: ast && compileFilter(ast, fields, dialect, scope), canonical: formatFilter(ast) };
+}
+
+/** A value of a row held in memory, as the filter compares it (timestamps in epoch ms). */
+export type FilterOperand = string | number | boolean | null | undefined | readonly string[];
+
+/**
+ * Compiles an AST to a predicate over rows held in memory (virtual collections such as settings,
+ * whose rows merge a registry with stored values). Same typing, errors and semantics as the SQL
+ * compiler: `!=` matches absent values, NOT is a true complement, string `:` is a
+ * case-insensitive substring match (or a prefix match where the field says so).
+ */
+export function compileFilterPredicate(ast: FilterAst | undefined, fields: Record<string, FilterField>): (row: Record<string, FilterOperand>) => boolean {
+  if (!ast) return () => true;
+  const compile = (node: FilterAst): ((row: Record<string, FilterOperand>) => boolean | null) => {
+    switch (node.kind) {
+      case 'and': {
+        const parts = node.operands.map(compile);
+        return (row) => {
+          let unknown = false;
+          for (const p of parts) {
+            const v = p(row);
+            if (v === false) return false;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : true;
+        };
+      }
+      case 'or': {
+        const parts = node.operands.map(compile);
+        return (row) => {
+          let unknown = false;
+          for (const p of parts) {
+            const v = p(row);
+            if (v === true) return true;
+            if (v === null) unknown = true;
+          }
+          return unknown ? null : false;
+        };
+      }
+      case 'not': {
+        const inner = compile(node.operand);
+        return (row) => !(inner(row) ?? false);
+      }
+      case 'comparison':
+        return compileComparisonPredicate(node, fields);
+    }
+  };
+  const predicate = compile(ast);
+  return (row) => predicate(row) === true;
+}
+
+/** One restriction in memory; null stands for SQL's unknown (a comparison with an absent value). */
+function compileComparisonPredicate(
+  node: Extract<FilterAst, { kind: 'comparison' }>,
+  fields: Record<string, FilterField>,
+): (row: Record<string, FilterOperand>) => boolean | null {
+  const name = node.field;
+  const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
+  if (!field) throw InvalidArgument.field(name, 'is not a filterable field');
+  const { operator, value } = node;
+  const key = field.column;
+  const absent = (v: FilterOperand) => v === null || v === undefined || (Array.isArray(v) && v.length === 0 && field.type !== 'string_list');
+  if (value.kind === 'null') {
+    if (operator === '=') return (row) => absent(row[key]);
+    if (operator === '!=') return (row) => !absent(row[key]);
+    throw InvalidArgument.field(name, `compares with null only through = or !=, not ${operator}`);
+  }
+  const allowed = OPERATORS_OF[field.type];
+  if (!allowed.includes(operator)) {
+    const accepted = field.type === 'string_list' ? ':, = null and != null' : allowed.join(', ');
+    throw InvalidArgument.field(name, `does not support ${operator} (${field.type} fields accept ${accepted})`);
+  }
+  const bound = typedValue(name, field, value.text);
+  if (operator === ':' && field.type === 'string_list') return (row) => (row[key] as readonly string[] | undefined)?.includes(String(bound)) ?? false;
+  if (operator === ':' && field.type === 'string') {
+    const needle = String(bound);
+    if (field.hasMatchesPrefix) return (row) => (absent(row[key]) ? null : String(row[key]).startsWith(needle));
+    const lower = needle.toLowerCase();
+    return (row) => (absent(row[key]) ? null : String(row[key]).toLowerCase().includes(lower));
+  }
+  const compare = (a: string | number | boolean, b: string | number | boolean): number => (a < b ? -1 : a > b ? 1 : 0);
+  return (row) => {
+    const v = row[key];
+    if (absent(v)) return operator === '!=' ? true : null;
+    const c = compare(v as string | number | boolean, bound);
+    switch (operator) {
+      case '=':
+      case ':':
+        return c === 0;
+      case '!=':
+        return c !== 0;
+      case '<':
+        return c < 0;
+      case '<=':
+        return c <= 0;
+      case '>':
+        return c > 0;
+      case '>=':
+        return c >= 0;
+    }
+  };
 }

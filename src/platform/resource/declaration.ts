@@ -1,9 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { Caller, RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 
 /** Storage and wire type of a field. Timestamps are RFC 3339 on the wire, epoch ms in the database. */
-export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object';
+export type FieldType = 'string' | 'integer' | 'number' | 'boolean' | 'timestamp' | 'enum' | 'string_list' | 'object' | 'json';
 
 /**
  * AIP-203 field behaviour. OUTPUT_ONLY: set by the server, ignored when sent. IMMUTABLE: settable
@@ -35,8 +35,17 @@ export interface FieldDecl {
   notBlank?: boolean;
   /** Trim surrounding whitespace before validation. */
   trim?: boolean;
+  /** Store lowercase (after trimming), and compare filter values on the field lowercase too. */
+  lowercase?: boolean;
+  /**
+   * How `field:value` (has) is answered when not from the field's own column, e.g. from an indexed
+   * side table. `scope` holds the List's path ids (`website_id`, ...).
+   */
+  filterHas?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
   /** Extra JSON Schema for the field's OpenAPI description (objects). */
   schema?: Record<string, unknown>;
+  /** For a filterable string: `field:"x"` matches values starting with x instead of containing it (dotted paths). */
+  hasMatchesPrefix?: boolean;
 }
 
 /** A stored row: columns by name. */
@@ -60,15 +69,24 @@ export interface WriteContext extends RequestContext {
  * mapping all derive from this declaration (see docs/architecture.md).
  */
 export interface ResourceDecl {
+  /**
+   * `collection` (default): rows with their own ids. `singleton` (SPEC 2.1): one per parent, the
+   * item path ends with a singular segment (`websites/{website_id}/theme`), the row's `id` is the
+   * parent's id, no `id` field is shown, only Get and Update exist, a never-written singleton
+   * answers its defaults without timestamps, and the first Update creates the row.
+   */
+  kind?: 'collection' | 'singleton';
+  /** A platform catalogue (no tenant in the path, read-only): its routes need only authentication. */
+  catalogue?: boolean;
   /** Plural snake_case collection id: the path segment, the list field and the `name` segment. */
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */
   singular: string;
   /**
-   * Plural PascalCase noun for the List operationId; default: the collection id in PascalCase. Set it
-   * when two sub-collections share a collection id (`versions` of agents and of instructions).
+   * Plural PascalCase noun of List and collection methods, when the collection id alone would
+   * repeat another's operationIds (view settings: `ListViewSettings`). Default: from `collection`.
    */
-  plural?: string;
+  pluralNoun?: string;
   /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
   table: string;
   /** One line for OpenAPI tags and docs. */
@@ -98,16 +116,17 @@ export interface ResourceDecl {
   rights: { read: Right; write: Right };
   hooks?: ResourceHooks;
   /**
+   * Rows computed per request instead of read from `table` (settings merge a registry with stored
+   * values; platform catalogues live in code). The engine serves List from `all` (filter, order,
+   * pages in memory: the source must be bounded by the platform) and Get/Update from the source.
+   */
+  virtual?: VirtualSource;
+  /**
    * For sub-collections whose parent is not an access root (`.../ai_agents/{ai_agent_id}/versions`):
    * the parent row that must exist in the caller's account, else every method answers NOT_FOUND.
    * Rows of such a collection may outlive their parent (kept for history) without being reachable.
    */
   parent?: { table: string; param: string };
-  /**
-   * A platform-wide collection outside every account (read-only catalogues such as `ai_models`):
-   * any signed-in user reaches it; `collectionPath` has no parameters.
-   */
-  global?: boolean;
   /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
   customMethods?: readonly CustomMethodDecl[];
 }
@@ -146,6 +165,12 @@ export interface CustomMethodDecl {
 
 /** Rules the declaration cannot express. All run inside the write's transaction. */
 export interface ResourceHooks {
+  /**
+   * Runs before the write's transaction opens (Create and Update, validate_only included): slow,
+   * self-contained work such as password hashing, so it never holds the write lock. May rewrite
+   * `input` (the trimmed body); `paths` are the fields being written.
+   */
+  prepare?(ctx: RequestContext, input: Record<string, unknown>, paths: readonly string[], mode: 'create' | 'update'): Promise<void> | void;
   /** Fill server-decided fields on a new row and check rules; throw ApiErrors to refuse. */
   beforeCreate?(ctx: WriteContext, row: Row): Promise<void> | void;
   /** Writes that belong with the new row (memberships, operations). */
@@ -156,8 +181,29 @@ export interface ResourceHooks {
   afterUpdate?(ctx: WriteContext, row: Row, previous: Row): Promise<void> | void;
   /** Refuse or clean up before a delete; `force` is the AIP-135 flag. */
   beforeDelete?(ctx: WriteContext, row: Row, force: boolean): Promise<void> | void;
+  /**
+   * Loads computed data for a batch of rows (one query per page, never one per row) before
+   * `present` runs; adds it to the rows, e.g. `row.$group_ids`. `db` is the connection or
+   * transaction the rows came from.
+   */
+  enrich?(db: Kysely<any>, rows: Row[]): Promise<void>;
   /** Computed output fields (e.g. `parent`, `website_url`), added to the mapped resource. */
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+}
+
+/** Where a virtual collection's resources come from (see ResourceDecl.virtual). */
+export interface VirtualSource {
+  /** Every resource of the parent the caller reaches, presented (name, id, fields, etag); needed for List. */
+  all?(ctx: RequestContext, params: Record<string, string>): Promise<Record<string, unknown>[]>;
+  /** One resource, or NOT_FOUND. */
+  get(ctx: RequestContext, params: Record<string, string>): Promise<Record<string, unknown>>;
+  /** Update with the engine's options (update_mask, If-Match, validate_only). */
+  update?(
+    ctx: RequestContext,
+    params: Record<string, string>,
+    body: Record<string, unknown>,
+    opts: { updateMask?: string; ifMatch?: string; validateOnly?: boolean },
+  ): Promise<Record<string, unknown>>;
 }

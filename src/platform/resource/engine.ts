@@ -1,15 +1,17 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
-import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, OutOfRange, type FieldViolation } from '../errors.js';
+import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
 import { buildFilter, type FilterField } from '../query/filter.js';
 import { keysetAfter, orderTerms, parseOrderBy } from '../query/order.js';
+import { parsePageWindow } from '../query/list-params.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
 import { checkClientId, newId } from './ids.js';
 import { columnOf, compileMapper, etagOf, toStored } from './mapper.js';
 import { fillFromParams, templateParams } from './paths.js';
 import { has, isWritable } from './schemas.js';
+import { createVirtualService } from './virtual.js';
 
 export type Resource = Record<string, unknown>;
 
@@ -31,6 +33,11 @@ export interface CreateOptions {
   id?: string;
   requestId?: string;
   validateOnly?: boolean;
+  /**
+   * Columns a custom Create route decided itself (an upload's size, type, storage key): set on the
+   * new row before `beforeCreate`, whatever the field's behaviour. Never taken from a request body.
+   */
+  serverColumns?: Row;
 }
 
 export interface UpdateOptions {
@@ -90,9 +97,6 @@ export interface EngineDeps {
   onDeleted?(table: string, id: string): void;
 }
 
-const DEFAULT_PAGE_SIZE = 50;
-const MAX_PAGE_SIZE = 100;
-const MAX_SKIP_WINDOW = 10_000;
 
 /** Thrown inside a transaction to roll it back and still answer (validate_only). */
 class RollbackWith {
@@ -109,18 +113,18 @@ export function etagMatches(header: string, etag: string): boolean {
   return header.split(',').some((part) => part.trim() === '*' || bareEtag(part) === etag);
 }
 
-function parseIntParam(name: string, value: string | number | undefined): number | undefined {
-  if (value === undefined || value === '') return undefined;
-  const n = typeof value === 'number' ? value : /^-?\d+$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n)) throw InvalidArgument.field(name, 'must be an integer');
-  return n;
-}
 
 /** Creates the standard methods for a declaration. Hooks add the rules the declaration cannot express. */
 export function createResourceService(decl: ResourceDecl, deps: EngineDeps): ResourceService {
+  if (decl.virtual) return createVirtualService(decl, decl.virtual, deps.pageTokens);
   const { database } = deps;
   const { dialect } = database;
-  const collectionParams = templateParams(decl.collectionPath);
+  const singleton = decl.kind === 'singleton';
+  if (singleton && decl.methods.some((m) => m !== 'get' && m !== 'update')) {
+    throw new Error(`${decl.collection}: a singleton supports only get and update`);
+  }
+  // A singleton's row is keyed by its parent's id alone (row.id = the last path id): no parent column.
+  const collectionParams = singleton ? [] : templateParams(decl.collectionPath);
   const itemParams = templateParams(decl.itemPath);
   const ownIdParam = itemParams[itemParams.length - 1];
   const hooks = decl.hooks ?? {};
@@ -133,7 +137,14 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const filterFields: Record<string, FilterField> = {};
   for (const name of decl.filterable) {
     const field = fieldOrThrow(name);
-    filterFields[name] = { column: columnOf(name, field) ?? name, type: field.type === 'object' ? 'string' : field.type, values: field.values };
+    filterFields[name] = {
+      column: columnOf(name, field) ?? name,
+      type: field.type === 'object' || field.type === 'json' ? 'string' : field.type,
+      values: field.values,
+      hasMatchesPrefix: field.hasMatchesPrefix,
+      lowercase: field.lowercase,
+      has: field.filterHas,
+    };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
   for (const name of decl.sortable) {
@@ -159,6 +170,20 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   const present = compileMapper(decl, dialect);
+
+  /** WHERE of one stored row: its id within its parent (ids of website-scoped rows are unique per website only). */
+  function byKey<Q extends { where: (...args: any[]) => Q }>(query: Q, row: Row): Q {
+    let q = query.where('id', '=', row.id);
+    for (const p of collectionParams) q = q.where(p, '=', row[p]);
+    return q;
+  }
+
+  /** Maps rows to resources, first loading their computed data in one batch (`hooks.enrich`). */
+  async function presentAll(db: Kysely<any>, rows: Row[]): Promise<Resource[]> {
+    if (hooks.enrich && rows.length) await hooks.enrich(db, rows);
+    return rows.map(present);
+  }
+  const presentOne = async (db: Kysely<any>, row: Row): Promise<Resource> => (await presentAll(db, [row]))[0];
 
   /**
    * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
@@ -243,7 +268,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const field = decl.fields[name];
       const value = input[name];
       if (!field || typeof value !== 'string') continue;
-      const text = field.trim ? value.trim() : value;
+      const trimmed = field.trim ? value.trim() : value;
+      const text = field.lowercase ? trimmed.toLowerCase() : trimmed;
       input[name] = text;
       if (field.notBlank && text.trim() === '') violations.push({ field: name, description: 'must not be blank' });
     }
@@ -280,6 +306,27 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return row;
   }
 
+  /** A singleton nobody wrote yet: its defaults at revision 0 (no timestamps shown, etag `0`). */
+  function defaultRow(ctx: RequestContext, params: Record<string, string>): Row {
+    const row: Row = { id: params[ownIdParam], revision: 0, create_time: ctx.now, update_time: ctx.now };
+    if (ctx.access) row.account_id = ctx.access.accountId;
+    for (const [name, field] of fields) {
+      const column = columnOf(name, field);
+      if (column) row[column] = field.default === undefined ? null : toStored(field, field.default, dialect);
+    }
+    return row;
+  }
+
+  /** Loads a singleton for update, creating its default row first when it was never written (concurrent first writes meet on the key). */
+  async function loadSingletonForUpdate(trx: Transaction<any>, ctx: RequestContext, params: Record<string, string>): Promise<Row> {
+    await trx
+      .insertInto(decl.table)
+      .values(defaultRow(ctx, params))
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+    return load(trx, ctx, params, true);
+  }
+
   /** Scope of a create's `request_id`: one collection, one caller. */
   function idempotencyScopeOf(ctx: RequestContext, params: Record<string, string>): string {
     return `${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`;
@@ -299,7 +346,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     if (!previous) return undefined;
     const { id } = dialect.readJson<{ id: string }>(previous.result);
     const existing = await db.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
-    if (existing) return present(existing);
+    if (existing) return presentOne(db, existing);
     if (dropStale) await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('request_id', '=', requestId).execute();
     return undefined;
   }
@@ -320,10 +367,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     }
     await checkParent(trx, ctx, params);
     const row = newRow(ctx, params, input, opts.id);
+    if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
     await hooks.beforeCreate?.(wctx, row);
     if (opts.id) {
-      const taken = await trx.selectFrom(decl.table).select('id').where('id', '=', row.id).executeTakeFirst();
+      const taken = await byKey(trx.selectFrom(decl.table).select('id'), row).executeTakeFirst();
       if (taken) throw new AlreadyExists(`${decl.singular} ${row.id} already exists`, 'id');
     }
     await trx.insertInto(decl.table).values(row).execute();
@@ -334,12 +382,12 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         .values({ scope: idempotencyScope, request_id: opts.requestId, result: dialect.json({ id: row.id }), create_time: ctx.now })
         .execute();
     }
-    return present(row);
+    return presentOne(trx, row);
   }
 
-  function checkIfMatch(ifMatch: string | undefined, previous: Row): void {
+  async function checkIfMatch(db: Kysely<any>, ifMatch: string | undefined, previous: Row): Promise<void> {
     if (ifMatch && !etagMatches(ifMatch, etagOf(previous))) {
-      throw new Aborted('the resource changed since the etag in If-Match was read', present(previous));
+      throw new Aborted('the resource changed since the etag in If-Match was read', await presentOne(db, previous));
     }
   }
 
@@ -349,7 +397,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     next.update_time = Math.max(ctx.now, Number(previous.update_time));
     const changes: Row = {};
     for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
-    await trx.updateTable(decl.table).set(changes).where('id', '=', previous.id).execute();
+    await byKey(trx.updateTable(decl.table).set(changes), previous).execute();
     return next;
   }
 
@@ -360,15 +408,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
 
     async list(ctx, params, query) {
-      const requested = parseIntParam('page_size', query.page_size);
-      if (requested !== undefined && requested < 0) throw InvalidArgument.field('page_size', 'must not be negative');
-      const pageSize = !requested ? DEFAULT_PAGE_SIZE : Math.min(requested, MAX_PAGE_SIZE);
-      const skip = parseIntParam('skip', query.skip) ?? 0;
-      if (skip < 0) throw InvalidArgument.field('skip', 'must not be negative');
-      if (skip + pageSize > MAX_SKIP_WINDOW) throw new OutOfRange('skip', `skip + page_size must be at most ${MAX_SKIP_WINDOW}`);
+      const { pageSize, skip } = parsePageWindow(query);
 
       const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
-      const filter = buildFilter(query.filter, filterFields, dialect);
+      const filter = buildFilter(query.filter, filterFields, dialect, params);
       // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
       const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
       const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
@@ -403,7 +446,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       });
 
       const more = rows.length > pageSize;
-      const items = (more ? rows.slice(0, pageSize) : rows).map(present);
+      const items = await presentAll(database.read, more ? rows.slice(0, pageSize) : rows);
       let nextPageToken: string | undefined;
       if (more) {
         const last = rows[pageSize - 1];
@@ -413,7 +456,14 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     },
 
     async get(ctx, params) {
-      return present(await load(database.db, ctx, params));
+      if (singleton) {
+        const row = await load(database.db, ctx, params).catch((err) => {
+          if (err instanceof NotFound) return defaultRow(ctx, params);
+          throw err;
+        });
+        return presentOne(database.db, row);
+      }
+      return presentOne(database.db, await load(database.db, ctx, params));
     },
 
     async create(ctx, params, body, opts = {}) {
@@ -424,8 +474,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (opts.requestId !== undefined && (opts.requestId.length === 0 || opts.requestId.length > 64)) {
         throw InvalidArgument.field('request_id', 'must be 1 to 64 characters');
       }
+      const input = { ...body };
+      await hooks.prepare?.(ctx, input, Object.keys(input), 'create');
       try {
-        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, { ...body }, opts));
+        const resource = await inTransaction(opts.validateOnly ?? false, (trx, pending) => insertRow(ctx, trx, pending, params, input, opts));
         return { resource, created: true };
       } catch (err) {
         // A concurrent create with the same request_id committed first: answer its result.
@@ -461,11 +513,12 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         paths = Object.keys(input).filter((k) => decl.fields[k] && isWritable(decl.fields[k]) && input[k] !== null);
       }
       normalise(input, paths, violations);
+      await hooks.prepare?.(ctx, input, paths, 'update');
 
       return inTransaction(opts.validateOnly ?? false, async (trx, pending) => {
         let previous: Row;
         try {
-          previous = await load(trx, ctx, params, true);
+          previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
         } catch (err) {
           if (err instanceof NotFound && opts.allowMissing && decl.options?.allowMissing) {
             const resource = await insertRow(ctx, trx, pending, params, { ...body }, { id: params[ownIdParam] });
@@ -473,7 +526,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           }
           throw err;
         }
-        checkIfMatch(opts.ifMatch, previous);
+        await checkIfMatch(trx, opts.ifMatch, previous);
         const next: Row = { ...previous };
         for (const name of paths) {
           const field = decl.fields[name];
@@ -502,26 +555,26 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         await hooks.beforeUpdate?.(wctx, next, previous);
         const persisted = await persist(trx, ctx, next, previous);
         await hooks.afterUpdate?.(wctx, persisted, previous);
-        return { resource: present(persisted), created: false };
+        return { resource: await presentOne(trx, persisted), created: false };
       });
     },
 
     async mutate(ctx, params, change, opts = {}) {
       return inTransaction(false, async (trx, pending) => {
-        const previous = await load(trx, ctx, params, true);
-        checkIfMatch(opts.ifMatch, previous);
+        const previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
+        await checkIfMatch(trx, opts.ifMatch, previous);
         const next: Row = { ...previous };
         await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
-        return present(await persist(trx, ctx, next, previous));
+        return presentOne(trx, await persist(trx, ctx, next, previous));
       });
     },
 
     async delete(ctx, params, opts = {}) {
       await inTransaction(false, async (trx, pending) => {
         const previous = await load(trx, ctx, params, true);
-        checkIfMatch(opts.ifMatch, previous);
+        await checkIfMatch(trx, opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
-        await trx.deleteFrom(decl.table).where('id', '=', previous.id).execute();
+        await byKey(trx.deleteFrom(decl.table), previous).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));
       });
     },

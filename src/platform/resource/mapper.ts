@@ -13,6 +13,8 @@ export const columnOf = (name: string, field: FieldDecl): string | undefined =>
  * not repeat an etag a client may still hold.
  */
 export function etagOf(row: Row): string {
+  // Revision 0 is a never-written singleton or setting (defaults only): one etag for that state.
+  if (Number(row.revision) === 0) return '0';
   // Cheap on purpose (computed for every listed row); opaque to clients, never parsed back.
   return `${Number(row.revision).toString(36)}-${Number(row.create_time).toString(36)}`;
 }
@@ -30,6 +32,7 @@ export function toWire(field: FieldDecl, value: unknown, dialect: SqlDialect): u
       return new Date(Number(value)).toISOString();
     case 'string_list':
     case 'object':
+    case 'json':
       return dialect.readJson(value);
     default:
       return value;
@@ -46,6 +49,7 @@ export function toStored(field: FieldDecl, value: unknown, dialect: SqlDialect):
       return Date.parse(String(value));
     case 'string_list':
     case 'object':
+    case 'json':
       return dialect.json(value);
     default:
       return value;
@@ -76,14 +80,19 @@ export function compileMapper(decl: ResourceDecl, dialect: SqlDialect): (row: Ro
     if (column && isReadable(field)) readable.push([name, column, field]);
   }
   const present = decl.hooks?.present;
+  const singleton = decl.kind === 'singleton';
   return (row) => {
-    const resource: Record<string, unknown> = { name: nameOf(row), id: row.id };
+    // A singleton's row id is its parent's id: it fills the name but is not shown (SPEC 2.1).
+    const resource: Record<string, unknown> = singleton ? { name: nameOf(row) } : { name: nameOf(row), id: row.id };
     for (const [name, column, field] of readable) {
       const value = toWire(field, row[column], dialect);
       if (value !== undefined) resource[name] = value;
     }
-    resource.create_time = new Date(Number(row.create_time)).toISOString();
-    resource.update_time = new Date(Number(row.update_time)).toISOString();
+    // Never-written singletons (revision 0) omit timestamps (SPEC 2.1).
+    if (!singleton || Number(row.revision) > 0) {
+      resource.create_time = new Date(Number(row.create_time)).toISOString();
+      resource.update_time = new Date(Number(row.update_time)).toISOString();
+    }
     resource.etag = etagOf(row);
     present?.(row, resource);
     return resource;

@@ -1,4 +1,6 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RequestContext } from '../auth/context.js';
+import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
 import type { RouteContextFactory } from '../http/route-context.js';
 import { errorResponses, pascal } from '../http/openapi-shapes.js';
@@ -49,12 +51,17 @@ export function sendResource(reply: FastifyReply, resource: Record<string, unkno
  */
 export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, deps: RouteDeps): void {
   const decl: ResourceDecl = service.decl;
-  const plural = decl.plural ?? pascal(decl.collection);
+  // Platform catalogues have no tenant in the path: authentication is all they need.
+  const context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext> = decl.catalogue
+    ? (request) => deps.context.authenticated(request)
+    : deps.context;
+  const plural = decl.pluralNoun ?? pascal(decl.collection);
   const tags = [decl.collection];
   const resource = resourceSchema(decl);
   const itemParams = paramsSchema(decl.itemPath);
   const collectionParams = templateParams(decl.collectionPath).length ? paramsSchema(decl.collectionPath) : undefined;
-  const rightNote = (r: { section: string; access: string }) => `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
+  const rightNote = (r: { section: string; access: string }) =>
+    decl.catalogue ? 'Requires a signed-in user only.' : `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
   const methods = new Set(decl.methods);
 
   if (methods.has('list')) {
@@ -70,7 +77,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.read },
       handler: async (request) => {
-        const ctx = await deps.context(request, decl.collectionPath, decl.rights.read);
+        const ctx = await context(request, decl.collectionPath, decl.rights.read);
         const result = await service.list(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
         return { [decl.collection]: result.items, next_page_token: result.nextPageToken ?? '', total_size: result.totalSize };
       },
@@ -103,7 +110,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.collectionPath, decl.rights.write);
+        const ctx = await context(request, decl.collectionPath, decl.rights.write);
         const query = request.query as { id?: string; request_id?: string; validate_only?: boolean };
         const { request_id: bodyRequestId, ...body } = (request.body ?? {}) as Record<string, unknown>;
         const { resource: created } = await service.create(ctx, request.params as Record<string, string>, body, {
@@ -130,7 +137,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.read },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.itemPath, decl.rights.read);
+        const ctx = await context(request, decl.itemPath, decl.rights.read);
         const found = await service.get(ctx, request.params as Record<string, string>);
         const ifNoneMatch = request.headers['if-none-match'];
         if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
@@ -165,7 +172,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.itemPath, decl.rights.write);
+        const ctx = await context(request, decl.itemPath, decl.rights.write);
         const query = request.query as { update_mask?: string; validate_only?: boolean; allow_missing?: boolean };
         if (request.body === undefined || request.body === null) throw InvalidArgument.field('body', 'a JSON object is required');
         const ifMatch = request.headers['if-match'];
@@ -197,7 +204,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
-        const ctx = await deps.context(request, decl.itemPath, decl.rights.write);
+        const ctx = await context(request, decl.itemPath, decl.rights.write);
         const ifMatch = request.headers['if-match'];
         await service.delete(ctx, request.params as Record<string, string>, {
           ifMatch: ifMatch || undefined,
@@ -232,7 +239,7 @@ function registerCustomMethod(
   const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
   const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
   const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
-  const noun = method.on === 'item' ? decl.singular : (decl.plural ?? pascal(decl.collection));
+  const noun = method.on === 'item' ? decl.singular : (decl.pluralNoun ?? pascal(decl.collection));
   app.post(routePath(deps.prefix, template, method.verb), {
     schema: {
       operationId: `${pascal(method.verb)}${noun}`,

@@ -55,10 +55,15 @@ export function fieldSchema(field: FieldDecl): JsonSchema {
       };
     case 'object':
       return { ...base, type: 'object', ...(field.schema ?? {}) };
+    case 'json':
+      // Any JSON value; its shape is checked by the resource's own rules (e.g. a setting's descriptor).
+      return { ...base, ...(field.schema ?? {}) };
   }
 }
 
 function nullable(schema: JsonSchema): JsonSchema {
+  if (schema.type === undefined) return schema; // untyped (json): null is already a value
+  if (Array.isArray(schema.type)) return schema.type.includes('null') ? schema : { ...schema, type: [...schema.type, 'null'] };
   const type = schema.type as string;
   const { enum: members, ...rest } = schema;
   return { ...rest, type: [type, 'null'], ...(members ? { enum: [...(members as unknown[]), null] } : {}) };
@@ -102,6 +107,12 @@ export function inputSchema(decl: ResourceDecl, mode: 'create' | 'update', extra
 /** The schema of the resource as returned. */
 export function resourceSchema(decl: ResourceDecl): JsonSchema {
   const properties: Record<string, JsonSchema> = { ...COMMON_OUTPUT };
+  if (decl.kind === 'singleton') {
+    // SPEC 2.1: a singleton carries no id; a never-written one has no timestamps.
+    delete properties.id;
+    properties.create_time = { ...properties.create_time, description: 'When first written (RFC 3339, UTC); absent while never written.' };
+    properties.update_time = { ...properties.update_time, description: 'When last written (RFC 3339, UTC); absent while never written.' };
+  }
   for (const [name, field] of Object.entries(decl.fields)) {
     if (!isReadable(field)) continue;
     properties[name] = { ...fieldSchema(field), ...(has(field, 'OUTPUT_ONLY') && { readOnly: true }) };

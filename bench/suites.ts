@@ -1,0 +1,53 @@
+/**
+ * The areas' benchmark suites. `bench/run.ts` runs the foundation cases and then every suite listed
+ * here on the same server, per dialect; `BENCH_SUITES=foundation,media` selects some (default: all).
+ * A suite adds rows to the report (with `measure` for autocannon cases, or rows it times itself)
+ * and names its targets, which are reported, never asserted.
+ */
+import type { Api } from './api.js';
+import { mediaSuite } from './media.js';
+import { configSuite } from './config.suite.js';
+import type { CaseRow, DialectReport, Target } from './report.js';
+import { customersSuite } from './customers.js';
+import { aiSuite } from './ai.js';
+
+export interface SuiteContext {
+  dialect: 'sqlite' | 'postgres';
+  /** Base URL of the running server. */
+  base: string;
+  /** Bearer token of the signed-up user. */
+  token: string;
+  user: { accountId: string; websiteId: string; token: string; operation: string };
+  api: Api;
+  report: DialectReport;
+  /** An autocannon GET case with sequential probes first (see run.ts). */
+  measure(id: string, label: string, url: string, opts?: { auth?: boolean; connections?: number; target?: Target; notes?: string[] }): Promise<CaseRow>;
+  log(message: string): void;
+  dataDir: string;
+  /** The server's SQLite file (sqlite dialect). */
+  sqliteFile: string;
+  /** The server's database (postgres dialect). */
+  databaseUrl?: string;
+  quick: boolean;
+  durationS: number;
+  connections: number;
+}
+
+export interface BenchSuite {
+  id: string;
+  /** One line per target, for the report's target list. */
+  targets: string[];
+  run(ctx: SuiteContext): Promise<void>;
+}
+
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, aiSuite];
+
+const selected = (process.env.BENCH_SUITES ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+
+/** Whether a suite (or `foundation`, the cases in run.ts) runs in this invocation. */
+export function suiteSelected(id: string): boolean {
+  return selected.length === 0 || selected.includes(id);
+}

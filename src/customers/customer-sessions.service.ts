@@ -1,0 +1,74 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { FailedPrecondition, Unauthenticated } from '../platform/errors.js';
+
+/** How long a customer session lasts without renewal. */
+export const CUSTOMER_SESSION_LIFETIME_MS = 14 * 24 * 3600_000;
+
+export interface CustomerSession {
+  /** The bearer secret; only its SHA-256 is stored. */
+  token: string;
+  customerId: string;
+  websiteId: string;
+  expireTime: number;
+}
+
+/**
+ * Sessions of customers on the rendered site (SPEC 2.15: a password change or Delete signs the
+ * customer out everywhere; `is_active: false` stops renewal). The site's sign-in is not part of
+ * the tenant API; this store is what it will use.
+ */
+export interface CustomerSessions {
+  /** Starts a session for an active customer of the website. */
+  create(websiteId: string, customerId: string, now: number): Promise<CustomerSession>;
+  /** Extends a live session; UNAUTHENTICATED when it is unknown, expired, revoked or its customer inactive. */
+  renew(token: string, now: number): Promise<CustomerSession>;
+  /** Ends every session of the customer, inside the caller's transaction when given one. */
+  revokeAll(db: Kysely<any>, customerId: string): Promise<number>;
+}
+
+const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
+const isTrue = (v: unknown) => v === true || v === 1;
+
+export function createCustomerSessions(deps: { db: Kysely<any> }): CustomerSessions {
+  const { db } = deps;
+  return {
+    async create(websiteId, customerId, now) {
+      const customer = await db
+        .selectFrom('customers')
+        .select(['id', 'is_active'])
+        .where('website_id', '=', websiteId)
+        .where('id', '=', customerId)
+        .executeTakeFirst();
+      if (!customer) throw new FailedPrecondition('CUSTOMER_NOT_FOUND', `customer ${customerId} does not exist on the website`);
+      if (!isTrue(customer.is_active)) throw new FailedPrecondition('CUSTOMER_INACTIVE', 'the customer is not active and may not sign in');
+      const token = randomBytes(32).toString('base64url');
+      const expireTime = now + CUSTOMER_SESSION_LIFETIME_MS;
+      await db
+        .insertInto('customer_sessions')
+        .values({ token_hash: hashOf(token), website_id: websiteId, customer_id: customerId, expire_time: expireTime, create_time: now })
+        .execute();
+      return { token, customerId, websiteId, expireTime };
+    },
+
+    async renew(token, now) {
+      const hash = hashOf(token);
+      const session = await db
+        .selectFrom('customer_sessions as s')
+        .innerJoin('customers as c', 'c.id', 's.customer_id')
+        .select(['s.customer_id', 's.website_id', 's.expire_time', 'c.is_active'])
+        .where('s.token_hash', '=', hash)
+        .executeTakeFirst();
+      if (!session || Number(session.expire_time) <= now) throw new Unauthenticated('the customer session is unknown or expired');
+      if (!isTrue(session.is_active)) throw new Unauthenticated('the customer is not active; the session cannot be renewed');
+      const expireTime = now + CUSTOMER_SESSION_LIFETIME_MS;
+      await db.updateTable('customer_sessions').set({ expire_time: expireTime }).where('token_hash', '=', hash).execute();
+      return { token, customerId: session.customer_id, websiteId: session.website_id, expireTime };
+    },
+
+    async revokeAll(trx, customerId) {
+      const result = await trx.deleteFrom('customer_sessions').where('customer_id', '=', customerId).executeTakeFirst();
+      return Number(result.numDeletedRows ?? 0);
+    },
+  };
+}

@@ -1,0 +1,58 @@
+import type { Area, AreaDeps } from '../platform/area.js';
+import type { ResourceService } from '../platform/resource/engine.js';
+import { mediaFolderResource } from './media-folder.resource.js';
+import { mediaResource } from './media.resource.js';
+import { registerMediaPublicRoute, registerMediaUploadRoute } from './media.routes.js';
+import { createMediaService, type MediaService } from './media.service.js';
+
+/** The public surface's prefix (`ENGINE_PREFIX` in app.ts, not imported: app.ts imports the areas). */
+const ENGINE_PREFIX = '/engine-api/v1';
+
+/** One media service per built platform (the routes of both surfaces share its transform slots). */
+const servicesOf = new WeakMap<AreaDeps['services'], MediaService>();
+
+function mediaServiceOf(deps: AreaDeps): MediaService {
+  let service = servicesOf.get(deps.services);
+  if (!service) {
+    service = createMediaService({
+      database: deps.database,
+      blobs: deps.blobs,
+      limits: deps.config.media,
+      logger: deps.logger,
+      media: () => deps.services['websites/{website_id}/media'],
+    });
+    servicesOf.set(deps.services, service);
+  }
+  return service;
+}
+
+/** Blob removal after a delete committed: a failure leaves orphaned bytes (logged), never a broken row. */
+function blobRemover(deps: AreaDeps) {
+  return async (prefix: string) => {
+    try {
+      await deps.blobs.deletePrefix(prefix);
+    } catch (err) {
+      deps.logger.error({ err, prefix }, 'could not remove the blobs of a deleted media');
+    }
+  };
+}
+
+/** Media: the library (`media`), its folders (`media_folders`), the upload and the public transformed read. */
+export const mediaArea: Area = {
+  name: 'media',
+  resources: (deps) => [
+    mediaResource({
+      deleteBlobs: blobRemover(deps),
+      publicUrl: (websiteId, mediaId, filename) => `${deps.config.publicBaseUrl}${ENGINE_PREFIX}/websites/${websiteId}/media/${mediaId}/${filename}`,
+    }),
+    mediaFolderResource({ deleteBlobs: blobRemover(deps) }),
+  ],
+  tenantRoutes: (app, deps) =>
+    registerMediaUploadRoute(app, {
+      ...deps,
+      media: mediaServiceOf(deps),
+      mediaResource: (): ResourceService => deps.services['websites/{website_id}/media'],
+      maxUploadBytes: deps.config.media.maxUploadBytes,
+    }),
+  engineRoutes: (app, deps) => registerMediaPublicRoute(app, { ...deps, media: mediaServiceOf(deps) }),
+};

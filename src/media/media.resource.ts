@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import type { Transaction } from 'kysely';
+import { read, write } from '../platform/auth/rights.js';
+import { InvalidArgument } from '../platform/errors.js';
+import type { ResourceDecl } from '../platform/resource/declaration.js';
+import { PATH_ID_PATTERN } from '../platform/resource/ids.js';
+
+/** Prefix of every blob of one media: its original and all its variants (Delete removes it whole). */
+export function mediaBlobPrefix(websiteId: string, mediaId: string): string {
+  return `websites/${websiteId}/media/${mediaId}`;
+}
+
+/** The stored original of a media. */
+export function originalKey(websiteId: string, mediaId: string): string {
+  return `${mediaBlobPrefix(websiteId, mediaId)}/original`;
+}
+
+/** Refuses a `folder_id` that is not a folder of this website (another website's folder included). */
+export async function checkFolder(trx: Transaction<any>, websiteId: string, folderId: unknown, field: string): Promise<void> {
+  if (folderId === null || folderId === undefined) return;
+  const id = String(folderId);
+  const found = PATH_ID_PATTERN.test(id)
+    ? await trx.selectFrom('media_folders').select('id').where('website_id', '=', websiteId).where('id', '=', id).executeTakeFirst()
+    : undefined;
+  if (!found) throw InvalidArgument.field(field, `no folder ${id} in this website`);
+}
+
+/** `name.ext` → `name-x7k2q9.ext`: a collision on `filename` gets a random suffix instead of a counter scan. */
+function withSuffix(filename: string): string {
+  const dot = filename.lastIndexOf('.');
+  const suffix = randomBytes(5).toString('hex').slice(0, 6);
+  return dot > 0 ? `${filename.slice(0, dot)}-${suffix}${filename.slice(dot)}` : `${filename}-${suffix}`;
+}
+
+export interface MediaDeps {
+  /** Removes every blob under a prefix; runs after the delete commits. */
+  deleteBlobs(prefix: string): Promise<void>;
+  /** Absolute URL of the public read of a media. */
+  publicUrl(websiteId: string, mediaId: string, filename: string): string;
+}
+
+/**
+ * Media of a website's library. Create is the multipart upload (`media.routes.ts`): everything
+ * but `alt_text`, `title` and `folder_id` is read off the file. The engine serves List, Get,
+ * Update and Delete from this declaration.
+ */
+export function mediaResource(deps: MediaDeps): ResourceDecl {
+  const output = (description: string, type: 'string' | 'integer' | 'boolean' = 'string') => ({ type, description, behavior: ['OUTPUT_ONLY'] as const });
+  return {
+    collection: 'media',
+    singular: 'Media',
+    table: 'media',
+    description:
+      'A file of the website\'s media library. Uploaded with `POST .../media` as `multipart/form-data` (the file in the part `file`; `alt_text`, `title`, `folder_id` as plain parts); served publicly, transformed on the fly, at `url`.',
+    collectionPath: 'websites/{website_id}/media',
+    itemPath: 'websites/{website_id}/media/{media_id}',
+    fields: {
+      filename: output('Stored name: URL-safe, unique in the website, derived from the uploaded name; the last segment of `url`.'),
+      original_filename: output('Name the file arrived with.'),
+      mime_type: output('Detected from the bytes on upload (never from the name or the client\'s Content-Type); `application/octet-stream` when unknown.'),
+      storage_path: output('Internal bookkeeping: key of the original in blob storage.'),
+      file_size: output('Bytes of the stored original.', 'integer'),
+      is_image: output('Whether the transforms apply (JPEG, PNG, WebP, GIF, AVIF, TIFF that decode whole). SVG is stored but never transformed.', 'boolean'),
+      width: output('Pixels of the original after EXIF orientation; only when `is_image`.', 'integer'),
+      height: output('Pixels of the original after EXIF orientation; only when `is_image`.', 'integer'),
+      alt_text: { type: 'string', description: 'Alternative text for the image.', maxLength: 1000, trim: true },
+      title: { type: 'string', description: 'Title of the media.', maxLength: 255, trim: true },
+      folder_id: { type: 'string', description: 'The `media_folders` entry holding it; absent at the library root (`filter=folder_id = null`).', maxLength: 64 },
+      url: { type: 'string', description: 'Public address of the file (no authentication); add `w`, `h`, `crop`, `q`, `fmt` to transform images.', behavior: ['OUTPUT_ONLY'], column: false },
+    },
+    filterable: ['alt_text', 'create_time', 'filename', 'folder_id', 'is_image', 'mime_type', 'original_filename', 'title'],
+    sortable: ['create_time', 'filename', 'folder_id', 'is_image', 'mime_type', 'original_filename'],
+    defaultOrder: 'create_time desc',
+    methods: ['list', 'get', 'update', 'delete'],
+    options: { validateOnly: true },
+    rights: { read: read('website'), write: write('website') },
+    hooks: {
+      async beforeCreate(ctx, row) {
+        await checkFolder(ctx.trx, row.website_id, row.folder_id, 'folder_id');
+        // A taken name gets a random suffix; a concurrent upload taking it meanwhile fails on the
+        // unique index and the upload retries.
+        const wanted = row.filename;
+        for (let attempt = 0; ; attempt++) {
+          const taken = await ctx.trx.selectFrom('media').select('id').where('website_id', '=', row.website_id).where('filename', '=', row.filename).executeTakeFirst();
+          if (!taken) break;
+          if (attempt >= 5) throw new Error(`no free filename for ${row.filename}`);
+          row.filename = withSuffix(wanted);
+        }
+      },
+      async beforeUpdate(ctx, next, previous) {
+        if (ctx.updatedPaths.includes('folder_id') && next.folder_id !== previous.folder_id) {
+          await checkFolder(ctx.trx, next.website_id, next.folder_id, 'folder_id');
+        }
+      },
+      beforeDelete(ctx, row) {
+        ctx.afterCommit(() => deps.deleteBlobs(mediaBlobPrefix(row.website_id, row.id)));
+      },
+      present(row, resource) {
+        resource.url = deps.publicUrl(row.website_id, row.id, row.filename);
+      },
+    },
+  };
+}

@@ -1,0 +1,307 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { RequestContext } from '../platform/auth/context.js';
+import type { Database } from '../platform/db/database.js';
+import { Aborted, FailedPrecondition, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
+import type { Row, VirtualSource } from '../platform/resource/declaration.js';
+import { etagMatches } from '../platform/resource/engine.js';
+import { etagOf } from '../platform/resource/mapper.js';
+import { checkSettingValue, descriptorOf, SETTING_DESCRIPTORS, type SettingDescriptor } from './setting-registry.js';
+
+/** The website itself, in `settings.scope_id`; any other value is a view id. */
+const WEBSITE_SCOPE = '';
+/** Writes of one `:batch_update`. */
+export const MAX_BATCH_WRITES = 100;
+
+/** Something that must happen in the same transaction when a setting changes (the custom domain). */
+export type SettingWriteHook = (trx: Transaction<any>, ctx: RequestContext, websiteId: string, value: unknown) => Promise<void>;
+
+export interface SettingsDeps {
+  database: Database;
+  platformDomain: string;
+  /** By path; run when the website-level value of that path is written. */
+  writeHooks: Record<string, SettingWriteHook>;
+}
+
+interface Scope {
+  websiteId: string;
+  /** Absent: the website's own settings. */
+  viewId?: string;
+}
+
+/** One write of an update or a batch: null returns the setting to the inherited value. */
+interface SettingWrite {
+  descriptor: SettingDescriptor;
+  value: unknown;
+  etag?: string;
+}
+
+const RESOURCE_FIELDS = new Set(['name', 'id', 'path', 'value', 'type', 'source', 'view_overridable', 'etag', 'create_time', 'update_time']);
+
+/** Thrown inside a transaction to roll it back and still answer (validate_only). */
+class RollbackWith {
+  constructor(readonly result: unknown) {}
+}
+
+/**
+ * Website settings and per-view overrides: registry descriptors merged with stored values, read
+ * and written by path. Rows exist only for paths someone wrote; the rest answer their defaults.
+ */
+export function createSettingsService(deps: SettingsDeps) {
+  const { database } = deps;
+  const { dialect } = database;
+
+  const scopeOf = (params: Record<string, string>): Scope => ({ websiteId: params.website_id, viewId: params.view_id });
+
+  function descriptorOrNotFound(path: string): SettingDescriptor {
+    const d = descriptorOf(path);
+    if (!d) throw new NotFound(`setting ${path}`);
+    return d;
+  }
+
+  async function requireView(db: Kysely<any>, ctx: RequestContext, scope: Scope): Promise<void> {
+    if (!scope.viewId) return;
+    const view = await db
+      .selectFrom('views')
+      .select('id')
+      .where('id', '=', scope.viewId)
+      .where('website_id', '=', scope.websiteId)
+      .where('account_id', '=', ctx.access!.accountId)
+      .executeTakeFirst();
+    if (!view) throw new NotFound(`view ${scope.viewId}`);
+  }
+
+  /** Stored rows of the website and (for a view) the view, optionally for one path. */
+  async function storedRows(db: Kysely<any>, ctx: RequestContext, scope: Scope, path?: string): Promise<{ website: Map<string, Row>; view: Map<string, Row> }> {
+    let query = db
+      .selectFrom('settings')
+      .selectAll()
+      .where('account_id', '=', ctx.access!.accountId)
+      .where('website_id', '=', scope.websiteId)
+      .where('scope_id', 'in', scope.viewId ? [WEBSITE_SCOPE, scope.viewId] : [WEBSITE_SCOPE]);
+    if (path) query = query.where('path', '=', path);
+    const rows = await query.execute();
+    const website = new Map<string, Row>();
+    const view = new Map<string, Row>();
+    for (const row of rows) (row.scope_id === WEBSITE_SCOPE ? website : view).set(row.path, row);
+    return { website, view };
+  }
+
+  // Values are stored wrapped (`{"v": …}`): PostgreSQL's driver hands jsonb string scalars back
+  // already parsed, which a reader could not tell from JSON text.
+  const storedValue = (row: Row | undefined): unknown =>
+    row && row.value !== null && row.value !== undefined ? dialect.readJson<{ v: unknown }>(row.value).v : undefined;
+
+  /** The API shape of one setting in a scope. */
+  function present(scope: Scope, d: SettingDescriptor, websiteRow: Row | undefined, viewRow: Row | undefined): Record<string, unknown> {
+    const own = scope.viewId ? viewRow : websiteRow;
+    const viewValue = scope.viewId ? storedValue(viewRow) : undefined;
+    const websiteValue = storedValue(websiteRow);
+    const [value, source] =
+      viewValue !== undefined ? [viewValue, 'VIEW'] : websiteValue !== undefined ? [websiteValue, 'WEBSITE'] : [d.default_value, 'DEFAULT'];
+    const base = scope.viewId ? `websites/${scope.websiteId}/views/${scope.viewId}` : `websites/${scope.websiteId}`;
+    const resource: Record<string, unknown> = {
+      name: `${base}/settings/${d.path}`,
+      id: d.path,
+      path: d.path,
+      value,
+      type: d.type,
+      source,
+      view_overridable: d.view_overridable,
+    };
+    if (own && Number(own.revision) > 0) {
+      resource.create_time = new Date(Number(own.create_time)).toISOString();
+      resource.update_time = new Date(Number(own.update_time)).toISOString();
+    }
+    // A view's setting shows the website's value where it does not override: its etag covers both.
+    const etag = (row: Row | undefined) => (row ? etagOf(row) : '0');
+    resource.etag = scope.viewId ? `${etag(viewRow)}.${etag(websiteRow)}` : etag(websiteRow);
+    return resource;
+  }
+
+  /** What an Update body writes: undefined (nothing), null (back to the inherited value) or a value. */
+  function valueToWrite(body: Record<string, unknown>, updateMask: string | undefined): { write: boolean; value: unknown } {
+    if (updateMask === undefined) return { write: body.value !== undefined && body.value !== null, value: body.value };
+    const listed = updateMask.split(',').map((p) => p.trim()).filter(Boolean);
+    if (listed.length === 0) throw InvalidArgument.field('update_mask', 'lists no field');
+    for (const p of listed) if (p !== '*' && !RESOURCE_FIELDS.has(p)) throw InvalidArgument.field('update_mask', `${p} is not a field of Setting`);
+    const write = listed.includes('value') || listed.includes('*');
+    return { write, value: body.value ?? null };
+  }
+
+  function checkWrite(d: SettingDescriptor, value: unknown, scope: Scope, field: string, pathField: string, violations: FieldViolation[]): unknown {
+    if (scope.viewId && !d.view_overridable) {
+      violations.push({ field: pathField, description: `${d.path} is not view-overridable; set it on the website` });
+      return undefined;
+    }
+    const checked = checkSettingValue(d, value, { platformDomain: deps.platformDomain });
+    if ('problem' in checked) {
+      violations.push({ field, description: checked.problem });
+      return undefined;
+    }
+    return checked.value;
+  }
+
+  async function inTransaction<T>(validateOnly: boolean, work: (trx: Transaction<any>) => Promise<T>): Promise<T> {
+    try {
+      return await database.db.transaction().execute(async (trx) => {
+        const value = await work(trx);
+        if (validateOnly) throw new RollbackWith(value);
+        return value;
+      });
+    } catch (err) {
+      if (err instanceof RollbackWith) return err.result as T;
+      throw err;
+    }
+  }
+
+  /**
+   * Writes in one transaction, all or nothing: rows are locked in path order (no deadlocks between
+   * overlapping batches), every etag is checked before anything is written, then each row is
+   * upserted with revision + 1 and the write hooks run.
+   */
+  async function writeAll(trx: Transaction<any>, ctx: RequestContext, scope: Scope, writes: SettingWrite[]): Promise<Map<string, Record<string, unknown>>> {
+    await requireView(trx, ctx, scope);
+    const scopeId = scope.viewId ?? WEBSITE_SCOPE;
+    const sorted = [...writes].sort((a, b) => (a.descriptor.path < b.descriptor.path ? -1 : 1));
+    const locked = new Map<string, Row>();
+    for (const w of sorted) {
+      // A never-written path gets its row first (revision 0 = still the default), so concurrent
+      // first writes meet on the primary key and then queue on the row lock.
+      await trx
+        .insertInto('settings')
+        .values({ website_id: scope.websiteId, scope_id: scopeId, path: w.descriptor.path, account_id: ctx.access!.accountId, value: null, revision: 0, create_time: ctx.now, update_time: ctx.now })
+        .onConflict((oc) => oc.columns(['website_id', 'scope_id', 'path']).doNothing())
+        .execute();
+      const row = await dialect
+        .forUpdate(
+          trx
+            .selectFrom('settings')
+            .selectAll()
+            .where('website_id', '=', scope.websiteId)
+            .where('scope_id', '=', scopeId)
+            .where('path', '=', w.descriptor.path)
+            .where('account_id', '=', ctx.access!.accountId),
+        )
+        .executeTakeFirstOrThrow();
+      locked.set(w.descriptor.path, row);
+    }
+    const websiteRows = scope.viewId ? (await storedRows(trx, ctx, { websiteId: scope.websiteId })).website : locked;
+    for (const w of writes) {
+      const own = locked.get(w.descriptor.path)!;
+      const current = present(scope, w.descriptor, scope.viewId ? websiteRows.get(w.descriptor.path) : own, scope.viewId ? own : undefined);
+      if (w.etag && !etagMatches(w.etag, current.etag as string)) {
+        throw new Aborted(`setting ${w.descriptor.path} changed since the etag sent for it was read`, current);
+      }
+    }
+    const answers = new Map<string, Record<string, unknown>>();
+    for (const w of sorted) {
+      const previous = locked.get(w.descriptor.path)!;
+      const next: Row = {
+        ...previous,
+        value: w.value === null ? null : dialect.json({ v: w.value }),
+        revision: Number(previous.revision) + 1,
+        // A row that was only the default until now counts as created by this write.
+        create_time: Number(previous.revision) === 0 ? ctx.now : previous.create_time,
+        update_time: Math.max(ctx.now, Number(previous.update_time)),
+      };
+      await trx
+        .updateTable('settings')
+        .set({ value: next.value, revision: next.revision, create_time: next.create_time, update_time: next.update_time })
+        .where('website_id', '=', scope.websiteId)
+        .where('scope_id', '=', scopeId)
+        .where('path', '=', w.descriptor.path)
+        .execute();
+      if (!scope.viewId) await deps.writeHooks[w.descriptor.path]?.(trx, ctx, scope.websiteId, w.value);
+      answers.set(
+        w.descriptor.path,
+        present(scope, w.descriptor, scope.viewId ? websiteRows.get(w.descriptor.path) : next, scope.viewId ? next : undefined),
+      );
+    }
+    return answers;
+  }
+
+  const source: VirtualSource = {
+    async all(ctx, params) {
+      const scope = scopeOf(params);
+      await requireView(database.db, ctx, scope);
+      const rows = await storedRows(database.db, ctx, scope);
+      return SETTING_DESCRIPTORS.map((d) => present(scope, d, rows.website.get(d.path), rows.view.get(d.path)));
+    },
+    async get(ctx, params) {
+      const scope = scopeOf(params);
+      const d = descriptorOrNotFound(params.path);
+      await requireView(database.db, ctx, scope);
+      const rows = await storedRows(database.db, ctx, scope, d.path);
+      return present(scope, d, rows.website.get(d.path), rows.view.get(d.path));
+    },
+    async update(ctx, params, body, opts) {
+      const scope = scopeOf(params);
+      const d = descriptorOrNotFound(params.path);
+      const { write, value } = valueToWrite(body, opts.updateMask);
+      if (!write) {
+        // Nothing to write: answer the setting as it is (If-Match still applies).
+        const current = await source.get(ctx, params);
+        if (opts.ifMatch && !etagMatches(opts.ifMatch, current.etag as string)) throw new Aborted('the setting changed since the etag in If-Match was read', current);
+        return current;
+      }
+      await requireView(database.db, ctx, scope);
+      if (scope.viewId && !d.view_overridable) {
+        throw new FailedPrecondition('SETTING_NOT_VIEW_OVERRIDABLE', `${d.path} is not view-overridable; set it on the website (websites/${scope.websiteId}/settings/${d.path})`);
+      }
+      const violations: FieldViolation[] = [];
+      const stored = checkWrite(d, value, scope, 'value', 'path', violations);
+      if (violations.length) throw new InvalidArgument(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
+      const answers = await inTransaction(opts.validateOnly ?? false, (trx) => writeAll(trx, ctx, scope, [{ descriptor: d, value: stored, etag: opts.ifMatch }]));
+      return answers.get(d.path)!;
+    },
+  };
+
+  /**
+   * `:batch_update`: every request checked first (each bad one named as `requests[i].path` or
+   * `requests[i].value`), then all written in one transaction, or none.
+   */
+  async function batchUpdate(ctx: RequestContext, params: Record<string, string>, body: { requests: Array<{ path: string; value: unknown; etag?: string }>; validate_only?: boolean }) {
+    const scope = scopeOf(params);
+    await requireView(database.db, ctx, scope);
+    const violations: FieldViolation[] = [];
+    const seen = new Set<string>();
+    const writes: SettingWrite[] = [];
+    body.requests.forEach((request, i) => {
+      const d = descriptorOf(request.path);
+      if (!d) {
+        violations.push({ field: `requests[${i}].path`, description: `${request.path} is not a setting (see setting_descriptors)` });
+        return;
+      }
+      if (seen.has(d.path)) {
+        violations.push({ field: `requests[${i}].path`, description: `${d.path} is written twice in one batch` });
+        return;
+      }
+      seen.add(d.path);
+      const stored = checkWrite(d, request.value, scope, `requests[${i}].value`, `requests[${i}].path`, violations);
+      writes.push({ descriptor: d, value: stored, etag: request.etag });
+    });
+    if (violations.length) throw new InvalidArgument(`nothing was written: ${violations.map((v) => `${v.field}: ${v.description}`).join('; ')}`, violations);
+    const answers = await inTransaction(body.validate_only === true, (trx) => writeAll(trx, ctx, scope, writes));
+    return { settings: writes.map((w) => answers.get(w.descriptor.path)) };
+  }
+
+  return { source, batchUpdate };
+}
+
+/** What a view's deletion does to its overrides: counted for the refusal, deleted with `force`. */
+export const viewSettingsReference = {
+  describe: 'settings (per-view overrides)',
+  async count(db: Kysely<any>, websiteId: string, viewId: string): Promise<number> {
+    const row = await db
+      .selectFrom('settings')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('website_id', '=', websiteId)
+      .where('scope_id', '=', viewId)
+      .where('value', 'is not', null)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  },
+  async detach(db: Kysely<any>, websiteId: string, viewId: string): Promise<void> {
+    await db.deleteFrom('settings').where('website_id', '=', websiteId).where('scope_id', '=', viewId).execute();
+  },
+};

@@ -1,0 +1,146 @@
+import type { Kysely } from 'kysely';
+import type { ProvisioningStep } from '../platform/area.js';
+import { read, write } from '../platform/auth/rights.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
+import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
+
+/**
+ * The CSS variables every theme knows, with the values a new website starts with. Themes may
+ * carry others (a custom template's own variables): they are stored and answered as sent.
+ */
+export const DEFAULT_VARIABLES: Readonly<Record<string, string>> = {
+  '--color-primary': '#1f6feb',
+  '--color-secondary': '#6e7781',
+  '--color-background': '#ffffff',
+  '--color-text': '#1f2328',
+  '--color-link': '#0969da',
+  '--font-body': 'system-ui, sans-serif',
+  '--font-heading': 'system-ui, sans-serif',
+  '--font-size-base': '16px',
+  '--radius': '6px',
+  '--content-width': '72rem',
+};
+
+const VARIABLE_NAME = /^--[A-Za-z0-9_-]{1,64}$/;
+/** Characters that would end the declaration or the style element a value is written into. */
+const UNSAFE_VALUE = /[;{}<>\\]|\/\*/;
+export const MAX_VARIABLES = 200;
+const MAX_VALUE_LENGTH = 256;
+
+/** What each reference field must point at: a row of that table on the same website. */
+const REFERENCES: ReadonlyArray<{ field: string; table: string; what: string }> = [
+  { field: 'logo_media_id', table: 'media', what: 'a media item' },
+  { field: 'favicon_media_id', table: 'media', what: 'a media item' },
+  { field: 'main_menu_id', table: 'navigation_menus', what: 'a navigation menu' },
+  { field: 'footer_block_id', table: 'cms_blocks', what: 'a CMS block' },
+];
+
+function variableViolations(variables: Record<string, unknown>): FieldViolation[] {
+  const violations: FieldViolation[] = [];
+  const names = Object.keys(variables);
+  if (names.length > MAX_VARIABLES) violations.push({ field: 'variables', description: `must have at most ${MAX_VARIABLES} entries` });
+  for (const name of names) {
+    const value = variables[name];
+    const field = `variables.${name}`;
+    if (!VARIABLE_NAME.test(name)) violations.push({ field, description: 'is not a CSS custom property name (`--` then up to 64 letters, digits, `-` or `_`)' });
+    else if (typeof value !== 'string') violations.push({ field, description: 'must be a string' });
+    else if (value.length > MAX_VALUE_LENGTH) violations.push({ field, description: `must have at most ${MAX_VALUE_LENGTH} characters` });
+    else if (UNSAFE_VALUE.test(value)) violations.push({ field, description: 'must not contain ; { } < > \\ or /*' });
+  }
+  return violations;
+}
+
+/**
+ * The website's theme (`websites/{w}/theme`, a singleton): CSS variables, logo, favicon, main
+ * menu and footer block. References must name rows of the same website; ids of other websites
+ * look exactly like missing ones and are never followed.
+ */
+export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
+  return {
+    kind: 'singleton',
+    collection: 'theme',
+    singular: 'Theme',
+    table: 'themes',
+    description:
+      'The website’s theme (singleton; only Get and Update). `variables` maps CSS custom properties (`--name`) to values; the known ones ' +
+      `(${Object.keys(DEFAULT_VARIABLES).join(', ')}) have defaults, any other well-formed variable is kept as sent and answered back. ` +
+      '`variables` is replaced whole when sent; a known variable left out returns to its default. References name a media item, navigation menu or CMS block ' +
+      'of the same website; a missing or foreign id is INVALID_ARGUMENT naming the field. A never-written theme answers its defaults without timestamps.',
+    collectionPath: 'websites/{website_id}/theme',
+    itemPath: 'websites/{website_id}/theme',
+    fields: {
+      variables: {
+        type: 'object',
+        description: `CSS custom property → value (at most ${MAX_VARIABLES}; values at most ${MAX_VALUE_LENGTH} characters without ; { } < > \\ or /*).`,
+        default: DEFAULT_VARIABLES,
+        schema: { additionalProperties: { type: 'string' } },
+      },
+      logo_media_id: { type: 'string', description: 'Media item shown as the site logo.', maxLength: 128 },
+      favicon_media_id: { type: 'string', description: 'Media item used as the favicon.', maxLength: 128 },
+      main_menu_id: { type: 'string', description: 'Navigation menu shown as the main menu.', maxLength: 128 },
+      footer_block_id: { type: 'string', description: 'CMS block rendered as the footer.', maxLength: 128 },
+    },
+    filterable: [],
+    sortable: [],
+    defaultOrder: '',
+    methods: ['get', 'update'],
+    options: { validateOnly: true },
+    rights: { read: read('website'), write: write('website') },
+    hooks: {
+      async beforeUpdate(ctx, next, previous) {
+        const violations: FieldViolation[] = [];
+        if (ctx.updatedPaths.includes('variables') && next.variables !== null) {
+          violations.push(...variableViolations(deps.dialect.readJson<Record<string, unknown>>(next.variables)));
+        }
+        for (const ref of REFERENCES) {
+          const id = next[ref.field];
+          if (!ctx.updatedPaths.includes(ref.field) || id === null || id === previous[ref.field]) continue;
+          const found = await ctx.trx
+            .selectFrom(ref.table)
+            .select('id')
+            .where('id', '=', id)
+            .where('website_id', '=', ctx.params.website_id)
+            .where('account_id', '=', ctx.access!.accountId)
+            .executeTakeFirst();
+          if (!found) violations.push({ field: ref.field, description: `${id} is not ${ref.what} of this website` });
+        }
+        if (violations.length) throw new InvalidArgument(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
+      },
+      present(row: Row, resource) {
+        // Known variables always answer (a default where the theme has none); unknown ones as stored.
+        resource.variables = { ...DEFAULT_VARIABLES, ...((resource.variables as Record<string, string> | undefined) ?? {}) };
+      },
+    },
+  };
+}
+
+/**
+ * Provisioning: the default theme, linked to the website's main menu (identifier `main`) when the
+ * navigation area is part of the platform and made it in an earlier step. Skipped where the
+ * website already has a theme (safe to re-run, keeps edits).
+ */
+export function defaultThemeStep(dialect: SqlDialect, navigationPresent: () => boolean): ProvisioningStep {
+  return {
+    name: 'DEFAULT_THEME',
+    async run(db: Kysely<any>, website) {
+      const now = Date.now();
+      const mainMenu = navigationPresent()
+        ? await db.selectFrom('navigation_menus').select('id').where('website_id', '=', website.id).where('identifier', '=', 'main').executeTakeFirst()
+        : undefined;
+      await db
+        .insertInto('themes')
+        .values({
+          id: website.id,
+          account_id: website.account_id,
+          variables: dialect.json(DEFAULT_VARIABLES),
+          main_menu_id: mainMenu?.id ?? null,
+          revision: 1,
+          create_time: now,
+          update_time: now,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+    },
+  };
+}

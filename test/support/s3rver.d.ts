@@ -1,0 +1,8 @@
+/** The slice of s3rver (a local S3-compatible server, no bundled types) the tests use. */
+declare module 's3rver' {
+  export default class S3rver {
+    constructor(options: { port?: number; address?: string; silent?: boolean; directory: string });
+    run(): Promise<{ address: string; port: number }>;
+    close(): Promise<void>;
+  }
+}
