@@ -10,6 +10,7 @@ import { mediaSuite } from './media.js';
 import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
 import { customersSuite } from './customers.js';
+import { aiSuite } from './ai.js';
 
 export interface SuiteContext {
   dialect: 'sqlite' | 'postgres';
@@ -40,7 +41,7 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

@@ -8,9 +8,23 @@ import { viewsArea } from './views/views.area.js';
 import { cmsArea } from './cms/cms.area.js';
 import { navigationArea } from './navigation/navigation.area.js';
 import { customersArea } from './customers/customers.area.js';
+import { aiArea } from './ai/ai.area.js';
+import { aiBillingArea } from './ai-billing/ai-billing.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
  * areas listed before it). Adding an area is one line here; see docs/architecture.md.
  */
-export const areas: readonly Area[] = [viewsArea, customersArea, mediaArea, cmsArea, navigationArea, emailTemplatesArea, settingsArea, customDomainArea, themeArea];
+export const areas: readonly Area[] = [
+  viewsArea,
+  customersArea,
+  mediaArea,
+  cmsArea,
+  navigationArea,
+  emailTemplatesArea,
+  settingsArea,
+  customDomainArea,
+  themeArea,
+  aiArea,
+  aiBillingArea,
+];

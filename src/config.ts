@@ -37,6 +37,16 @@ export interface Config {
   dnsResolver: string[];
   /** Per-query timeout of those lookups (`DNS_TIMEOUT_MS`). */
   dnsTimeoutMs: number;
+  /** AI providers, the platform's own keys, and AI billing defaults (RUNTIME.md, docs/configuration.md). */
+  ai: {
+    openai: { baseUrl: string; apiKey: string | undefined };
+    anthropic: { baseUrl: string; apiKey: string | undefined };
+    openaiCompatible: { baseUrl: string | undefined; apiKey: string | undefined; models: string[]; maxOutputTokens: number };
+    /** Credited to every new account, in nano-dollars. */
+    startingCreditNanos: number;
+    /** First retry delay of a failed attempt (doubles per attempt, with jitter) when the provider sends no Retry-After. */
+    retryBaseMs: number;
+  };
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -63,6 +73,13 @@ function blobStoreOf(env: NodeJS.ProcessEnv): Config['blobStore'] {
     forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true' || env.S3_FORCE_PATH_STYLE === '1',
     keyPrefix: env.S3_KEY_PREFIX || undefined,
   };
+}
+
+/** A decimal dollar amount (`5.00`) in nano-dollars. */
+function dollarsToNanos(text: string, name: string): number {
+  const match = /^(\d+)(?:\.(\d{1,9}))?$/.exec(text.trim());
+  if (!match) throw new Error(`${name} must be a decimal amount of US dollars, e.g. 5.00`);
+  return Number(BigInt(match[1]) * 1_000_000_000n + BigInt((match[2] ?? '').padEnd(9, '0')));
 }
 
 function secretFromDataDir(dataDir: string, file: string, make: () => string): string {
@@ -125,5 +142,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     dnsResolver: (env.DNS_RESOLVER ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: Number(env.DNS_TIMEOUT_MS ?? 5000),
+    ai: {
+      openai: { baseUrl: (env.OPENAI_BASE_URL || 'https://api.openai.com/v1').replace(/\/$/, ''), apiKey: env.OPENAI_API_KEY || undefined },
+      anthropic: { baseUrl: (env.ANTHROPIC_BASE_URL || 'https://api.anthropic.com').replace(/\/$/, ''), apiKey: env.ANTHROPIC_API_KEY || undefined },
+      openaiCompatible: {
+        baseUrl: env.OPENAI_COMPATIBLE_BASE_URL ? env.OPENAI_COMPATIBLE_BASE_URL.replace(/\/$/, '') : undefined,
+        apiKey: env.OPENAI_COMPATIBLE_API_KEY || undefined,
+        models: (env.OPENAI_COMPATIBLE_MODELS ?? '').split(',').map((m) => m.trim()).filter(Boolean),
+        maxOutputTokens: Number(env.OPENAI_COMPATIBLE_MAX_OUTPUT_TOKENS ?? 8192),
+      },
+      startingCreditNanos: dollarsToNanos(env.AI_STARTING_CREDIT ?? '5.00', 'AI_STARTING_CREDIT'),
+      retryBaseMs: Number(env.AI_RETRY_BASE_MS ?? 1000),
+    },
   };
 }

@@ -5,6 +5,7 @@ import * as content from './2026-11-22-0600-content.js';
 import * as media from './2026-11-22-0400-media.js';
 import * as config from './2026-11-22-0700-config.js';
 import * as customers from './2026-11-22-0300-customers.js';
+import * as ai from './2026-11-22-0500-ai.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0400-media': media,
   '2026-11-22-0700-config': config,
   '2026-11-22-0300-customers': customers,
+  '2026-11-22-0500-ai': ai,
 };

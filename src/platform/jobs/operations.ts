@@ -25,6 +25,18 @@ export interface OperationRun {
   setStep(step: string, progressPercent?: number): Promise<void>;
   /** Honours `:cancel` (throws Cancelled) and keeps the lease alive. Call between units of work. */
   checkpoint(): Promise<void>;
+  /**
+   * Puts the Operation back in the queue until `time` and ends this run of the handler (throws; let it
+   * propagate). The handler runs again from the start then, possibly on another worker: work that
+   * waits (a retry after a provider's Retry-After) holds no worker slot meanwhile. Deferrals do not
+   * count towards the crash limit.
+   */
+  deferUntil(time: number): never;
+}
+
+/** Thrown by `deferUntil`: not a failure, the Operation goes back to QUEUED. */
+class Deferred {
+  constructor(readonly time: number) {}
 }
 
 export interface OperationHandler {
@@ -200,6 +212,9 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
           .where('lease_owner', '=', workerId)
           .execute();
       },
+      deferUntil(time) {
+        throw new Deferred(time);
+      },
       async checkpoint() {
         const current = await db.selectFrom('operations').select(['cancel_requested', 'lease_owner']).where('id', '=', row.id).executeTakeFirst();
         if (!current || current.lease_owner !== workerId) {
@@ -221,6 +236,15 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       const response = await handler.run(run);
       await finish(row, { response });
     } catch (err) {
+      if (err instanceof Deferred) {
+        await db
+          .updateTable('operations')
+          .set((eb) => ({ state: 'QUEUED', run_after: err.time, lease_owner: null, lease_expire_time: null, attempt: eb('attempt', '-', 1), update_time: Date.now() }))
+          .where('id', '=', row.id)
+          .where('lease_owner', '=', workerId)
+          .execute();
+        return;
+      }
       if (leaseLost) {
         // Another worker owns the Operation now (this one stalled past its lease): the outcome and the
         // failure hook are the owner's. Running the hook here would e.g. mark a website FAILED that the

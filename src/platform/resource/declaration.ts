@@ -89,8 +89,10 @@ export interface ResourceDecl {
   pluralNoun?: string;
   /**
    * Table of the parent named by the last collection parameter when that parent is not the access
-   * root (`cms_pages` for `websites/{w}/cms_pages/{p}/views`). List and Create (also an upsert)
-   * answer NOT_FOUND when that row does not exist under the other path ids.
+   * root (`cms_pages` for `websites/{w}/cms_pages/{p}/views`, `ai_agents` for
+   * `accounts/{a}/ai_agents/{ai_agent_id}/versions`). List, Create (also an upsert) and every load
+   * answer NOT_FOUND when that row does not exist under the other path ids, so rows kept after their
+   * parent is gone (agent versions, kept for runs) stop being reachable.
    */
   parentTable?: string;
   /** Table holding the rows. Every tenant table has `id`, `account_id`, `revision`, `create_time`, `update_time`. */
@@ -177,6 +179,8 @@ export interface ResourceHooks {
   afterCreate?(ctx: WriteContext, row: Row): Promise<void> | void;
   /** Check the whole updated row against its previous state. */
   beforeUpdate?(ctx: WriteContext, next: Row, previous: Row): Promise<void> | void;
+  /** Writes that belong with an update (history rows), given the row as persisted (new revision). */
+  afterUpdate?(ctx: WriteContext, row: Row, previous: Row): Promise<void> | void;
   /** Refuse or clean up before a delete; `force` is the AIP-135 flag. */
   beforeDelete?(ctx: WriteContext, row: Row, force: boolean): Promise<void> | void;
   /**

@@ -178,7 +178,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return q;
   }
 
-  /** NOT_FOUND when the parent named by the last collection parameter is missing (nested collections). */
+  /**
+   * NOT_FOUND when the parent named by the last collection parameter is missing (nested collections):
+   * on List's first page, Create (and upserts), and every load, so rows kept after their parent is
+   * gone (agent versions) stop being reachable.
+   */
   async function checkParent(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>): Promise<void> {
     if (!decl.parentTable) return;
     const parentParam = collectionParams[collectionParams.length - 1];
@@ -213,6 +217,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
+    await checkParent(db, ctx, params);
     if (db === database.db && !forUpdate) {
       const prepared = hotGetFor(ctx.access !== undefined);
       const values = prepared.slots.map((slot) => (slot === 'account' ? ctx.access!.accountId : params[slot]));
@@ -337,7 +342,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
    * The resource a previous create with this `request_id` made. A key whose resource was deleted
    * since is dropped (inside `trx` only), so the create goes ahead instead of colliding with it.
    */
-  async function replay(db: Kysely<any>, scope: string, requestId: string, dropStale: boolean): Promise<Resource | undefined> {
+  async function replay(db: Kysely<any>, params: Record<string, string>, scope: string, requestId: string, dropStale: boolean): Promise<Resource | undefined> {
     const previous = await db
       .selectFrom('idempotency_keys')
       .select('result')
@@ -346,7 +351,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       .executeTakeFirst();
     if (!previous) return undefined;
     const { id } = dialect.readJson<{ id: string }>(previous.result);
-    const existing = await db.selectFrom(decl.table).selectAll().where('id', '=', id).executeTakeFirst();
+    // Ids may be unique inside their parent only: the row is looked up under the same parent ids.
+    const existing = await byKey(db.selectFrom(decl.table).selectAll(), { id, ...params }).executeTakeFirst();
     if (existing) return presentOne(db, existing);
     if (dropStale) await db.deleteFrom('idempotency_keys').where('scope', '=', scope).where('request_id', '=', requestId).execute();
     return undefined;
@@ -363,7 +369,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   ): Promise<Resource> {
     const idempotencyScope = opts.requestId ? idempotencyScopeOf(ctx, params) : undefined;
     if (idempotencyScope) {
-      const previous = await replay(trx, idempotencyScope, opts.requestId!, true);
+      const previous = await replay(trx, params, idempotencyScope, opts.requestId!, true);
       if (previous) return previous;
     }
     await checkParent(trx, ctx, params);
@@ -483,7 +489,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       } catch (err) {
         // A concurrent create with the same request_id committed first: answer its result.
         if (err instanceof AlreadyExists && opts.requestId) {
-          const previous = await replay(database.db, idempotencyScopeOf(ctx, params), opts.requestId, false);
+          const previous = await replay(database.db, params, idempotencyScopeOf(ctx, params), opts.requestId, false);
           if (previous) return { resource: previous, created: true };
         }
         throw err;
@@ -552,8 +558,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           if (column) next[column] = toStored(field, value, dialect);
         }
         throwViolations(violations);
-        await hooks.beforeUpdate?.(writeContext(ctx, trx, params, pending, input, paths), next, previous);
-        return { resource: await presentOne(trx, await persist(trx, ctx, next, previous)), created: false };
+        const wctx = writeContext(ctx, trx, params, pending, input, paths);
+        await hooks.beforeUpdate?.(wctx, next, previous);
+        const persisted = await persist(trx, ctx, next, previous);
+        await hooks.afterUpdate?.(wctx, persisted, previous);
+        return { resource: await presentOne(trx, persisted), created: false };
       });
     },
 

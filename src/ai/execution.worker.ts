@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import { Ajv } from 'ajv';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../platform/db/database.js';
+import type { SecretBox } from '../platform/crypto.js';
+import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorDetail } from '../platform/errors.js';
+import type { OperationHandler, OperationRun } from '../platform/jobs/operations.js';
+import { newId } from '../platform/resource/ids.js';
+import type { BlobStore } from '../platform/storage/blobs.js';
+import { costOf, estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
+import { timeoutSeconds } from './agent.resource.js';
+import type { Catalogue, CatalogueModel, Provider } from './catalogue.js';
+import { FINAL_STATES, routingRefusal } from './execution.resource.js';
+import type { Providers } from './providers/index.js';
+import { ProviderFailure, ZERO_USAGE, type ProviderAnswer, type ProviderRequest, type Usage } from './providers/provider.js';
+import { routeRun, type Route } from './routing.js';
+import { renderTemplate } from './template.js';
+
+/** One entry of `attempts`. */
+interface Attempt {
+  number: number;
+  start_time: string;
+  end_time?: string;
+  http_status?: number;
+  error_code?: string;
+  message?: string;
+  usage?: Usage;
+  connection_id: string;
+  connection_mode: 'BYOK' | 'MANAGED';
+}
+
+const MAX_BACKOFF_MS = 60_000;
+const QUALITY: Record<string, 'low' | 'medium' | 'high'> = { LOW: 'low', MEDIUM: 'medium', HIGH: 'high', XHIGH: 'high', MAX: 'high' };
+
+const addUsage = (a: Usage, b: Usage): Usage => Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, (a as any)[k] + ((b as any)[k] ?? 0)])) as unknown as Usage;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** An error of the run in the canonical body shape, `code` the HTTP status its status maps to (RUNTIME.md). */
+function runError(status: CanonicalStatus, message: string, reason?: string): Record<string, unknown> {
+  const details: ErrorDetail[] = reason ? [{ type: 'PRECONDITION_FAILURE', reason }] : [];
+  return renderError(new ApiError(status, message, details), `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error as never;
+}
+
+/** Width and height from a PNG header; undefined for other formats. */
+function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
+  if (bytes.length < 24 || bytes.readUInt32BE(0) !== 0x89504e47) return undefined;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+function mimeOf(bytes: Buffer): string {
+  if (bytes.length >= 4 && bytes.readUInt32BE(0) === 0x89504e47) return 'image/png';
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  if (bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF' && bytes.toString('ascii', 8, 12) === 'WEBP') return 'image/webp';
+  return 'application/octet-stream';
+}
+const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'application/octet-stream': 'bin' };
+
+/**
+ * The AI_EXECUTION handler: runs one execution's attempts on the shared Operations queue (lease,
+ * SKIP LOCKED claiming, NOTIFY wake-ups, crash recovery are the queue's). Each attempt is routed to
+ * the first usable connection, recorded in `attempts` and (MANAGED) charged in one transaction with
+ * its recording. A retryable failure puts the run back to QUEUED and defers the Operation until the
+ * provider's Retry-After or a jittered backoff, so waiting holds no worker.
+ */
+export function executionHandler(deps: {
+  database: Database;
+  catalogue: Catalogue;
+  providers: Providers;
+  billing: BillingService;
+  secrets: SecretBox;
+  blobs: BlobStore;
+  logger: FastifyBaseLogger;
+  retryBaseMs: number;
+}): OperationHandler {
+  const { db, dialect } = deps.database;
+  const schemaChecker = new Ajv({ strict: false, allErrors: true });
+
+  const load = (id: string) => db.selectFrom('ai_executions').selectAll().where('id', '=', id).executeTakeFirst();
+
+  async function update(id: string, fields: Record<string, unknown>, trx = db): Promise<void> {
+    await trx
+      .updateTable('ai_executions')
+      .set((eb: any) => ({ ...fields, revision: eb('revision', '+', 1), update_time: Date.now() }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  async function finish(exec: Record<string, any>, state: 'FAILED' | 'EXPIRED' | 'CANCELLED', error: Record<string, unknown>, attempts?: Attempt[]): Promise<void> {
+    await update(exec.id, { state, error: dialect.json(error), end_time: Date.now(), ...(attempts && { attempts: dialect.json(attempts) }) });
+  }
+
+  /** Turns an answer into `output`, or a failure (unparsable or off-schema JSON, truncated JSON). */
+  async function outputOf(exec: Record<string, any>, agent: Record<string, any>, answer: ProviderAnswer, attemptNumber: number): Promise<Record<string, unknown>> {
+    if (agent.output_format === 'IMAGE') {
+      const bytes = answer.image!.bytes;
+      const mime = mimeOf(bytes);
+      const size = pngSize(bytes) ?? { width: Number(agent.image_width), height: Number(agent.image_height) };
+      const key = `accounts/${exec.account_id}/ai_executions/${exec.id}/attempt-${attemptNumber}-image-1.${EXTENSION[mime]}`;
+      const stored = await deps.blobs.put(key, bytes, { contentType: mime });
+      return { artifacts: [{ storage_key: key, mime_type: mime, width: size.width, height: size.height, byte_size: stored.size }], output_truncated: false };
+    }
+    const text = answer.text ?? '';
+    if (agent.output_format === 'TEXT') return { text, output_truncated: answer.truncated };
+    if (answer.truncated) {
+      throw new ProviderFailure('the JSON answer stopped at max_tokens and is incomplete', { httpStatus: 200, status: 'FAILED_PRECONDITION', retryable: false, reason: 'OUTPUT_TRUNCATED', usage: answer.usage });
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new ProviderFailure('the model answered malformed JSON', { httpStatus: 200, status: 'FAILED_PRECONDITION', retryable: true, reason: 'OUTPUT_NOT_JSON', usage: answer.usage });
+    }
+    const validate = schemaChecker.compile(agent.output_schema ?? {});
+    if (!validate(json)) {
+      throw new ProviderFailure(`the model's JSON does not match output_schema: ${schemaChecker.errorsText(validate.errors)}`, {
+        httpStatus: 200,
+        status: 'FAILED_PRECONDITION',
+        retryable: true,
+        reason: 'OUTPUT_SCHEMA_MISMATCH',
+        usage: answer.usage,
+      });
+    }
+    return { json, output_truncated: false };
+  }
+
+  /** Records one finished attempt (and its charge) in one transaction. */
+  async function recordAttempt(
+    exec: Record<string, any>,
+    model: CatalogueModel,
+    attempts: Attempt[],
+    attempt: Attempt,
+    usage: Usage | undefined,
+    final: Record<string, unknown>,
+    keyRefused: boolean,
+  ): Promise<void> {
+    const now = Date.now();
+    await db.transaction().execute(async (trx) => {
+      const current = await dialect.forUpdate(trx.selectFrom('ai_executions').select(['usage', 'cost_nanos']).where('id', '=', exec.id)).executeTakeFirstOrThrow();
+      const fields: Record<string, unknown> = { ...final, attempts: dialect.json(attempts) };
+      if (usage) {
+        const cost = attempt.connection_mode === 'MANAGED' ? costOf(usage, model.prices) : undefined;
+        fields.usage = dialect.json(addUsage(dialect.readJson<Usage>(current.usage) ?? ZERO_USAGE, usage));
+        if (cost !== undefined) fields.cost_nanos = Number(current.cost_nanos ?? 0) + cost;
+        await trx
+          .insertInto('ai_usage_records')
+          .values({
+            id: newId(now), account_id: exec.account_id, execution_id: exec.id, attempt_number: attempt.number, agent_id: exec.agent_id,
+            model_id: model.id, provider: model.provider, connection_id: attempt.connection_id, connection_mode: attempt.connection_mode,
+            ...usage, cost_nanos: cost ?? null, revision: 1, create_time: now, update_time: now,
+          })
+          .execute();
+        if (cost !== undefined) await deps.billing.charge(trx, { accountId: exec.account_id, amount: cost, executionId: exec.id, attempt: attempt.number, modelId: model.id, now });
+      }
+      await update(exec.id, fields, trx);
+      if (keyRefused && attempt.connection_mode === 'BYOK') {
+        // SPEC 3.2: a run the provider refused for the key's sake changes the connection's status.
+        await trx
+          .updateTable('ai_connections')
+          .set((eb: any) => ({ status: 'INVALID', revision: eb('revision', '+', 1), update_time: now }))
+          .where('id', '=', attempt.connection_id)
+          .where('mode', '=', 'BYOK')
+          .execute();
+      }
+    });
+  }
+
+  function backoff(attemptNumber: number): number {
+    const ceiling = Math.min(MAX_BACKOFF_MS, deps.retryBaseMs * 2 ** (attemptNumber - 1));
+    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+  }
+
+  async function run(op: OperationRun): Promise<unknown> {
+    const id = String(op.payload.execution_id);
+    const exec = await load(id);
+    if (!exec || FINAL_STATES.has(exec.state)) return { execution: id };
+    const name = `accounts/${exec.account_id}/ai_executions/${id}`;
+    const version = await db.selectFrom('ai_agent_versions').select('snapshot').where('ai_agent_id', '=', exec.agent_id).where('id', '=', String(exec.agent_version)).executeTakeFirstOrThrow();
+    const agent = dialect.readJson<Record<string, any>>(version.snapshot);
+    const model = deps.catalogue.models.get(exec.model_id);
+    const attempts = dialect.readJson<Attempt[]>(exec.attempts) ?? [];
+
+    if (exec.start_time == null && exec.expire_time != null && Date.now() >= Number(exec.expire_time)) {
+      await finish(exec, 'EXPIRED', runError('DEADLINE_EXCEEDED', 'expire_time passed before the run started; the provider was not called', 'EXPIRED'));
+      return { execution: name };
+    }
+    if (!model || model.state !== 'AVAILABLE') {
+      await finish(exec, 'FAILED', runError('FAILED_PRECONDITION', `model ${exec.model_id} is no longer AVAILABLE`, 'MODEL_NOT_AVAILABLE'));
+      return { execution: name };
+    }
+    // An attempt left open was cut off with its worker: close it as failed (retryable) before going on.
+    const open = attempts.find((a) => !a.end_time);
+    if (open) {
+      Object.assign(open, { end_time: iso(Date.now()), http_status: 0, error_code: 'UNAVAILABLE', message: 'the worker running this attempt stopped' });
+      await update(id, { attempts: dialect.json(attempts), state: 'QUEUED' });
+    }
+
+    const instruction = await db.selectFrom('ai_instruction_versions').select('content').where('ai_instruction_id', '=', exec.instruction_id).where('id', '=', String(exec.instruction_version)).executeTakeFirstOrThrow();
+    const input = dialect.readJson<{ variables?: Record<string, string | number | boolean>; text?: string }>(exec.input) ?? {};
+    const rendered = renderTemplate(instruction.content, input.variables ?? {});
+    const image = agent.output_format === 'IMAGE' ? { width: Number(agent.image_width), height: Number(agent.image_height) } : undefined;
+    const estimate = estimateRunCost({ promptChars: rendered.length + (input.text?.length ?? 0), maxTokens: Number(agent.max_tokens), image }, model.prices);
+    const maxAttempts = Number(agent.max_attempts);
+
+    for (;;) {
+      await op.checkpoint();
+      const last = attempts[attempts.length - 1];
+      if (attempts.length >= maxAttempts) {
+        await finish(exec, 'FAILED', runError((last?.error_code as CanonicalStatus) ?? 'UNAVAILABLE', `no attempt left (max_attempts ${maxAttempts}); last: ${last?.message ?? 'none'}`, 'ATTEMPTS_EXHAUSTED'));
+        return { execution: name };
+      }
+      // Connections whose key a provider refused during this run are not tried again.
+      const refused = new Set(attempts.filter((a) => a.error_code === 'UNAUTHENTICATED' || a.error_code === 'PERMISSION_DENIED').map((a) => a.connection_id));
+      const routing = await routeRun(db, { dialect, providers: deps.providers, billing: deps.billing }, {
+        accountId: exec.account_id,
+        model,
+        connectionMode: agent.connection_mode,
+        byokOnly: exec.byok_only === true || exec.byok_only === 1,
+        estimate,
+        exclude: refused,
+        now: Date.now(),
+      });
+      const route: Route | undefined = routing.routes[0];
+      if (!route) {
+        const refusal = routingRefusal(routing.problem!);
+        await finish(exec, 'FAILED', runError('FAILED_PRECONDITION', refusal.message, routing.problem));
+        return { execution: name };
+      }
+
+      const startedAt = Date.now();
+      const attempt: Attempt = { number: attempts.length + 1, start_time: iso(startedAt), connection_id: route.connection.id, connection_mode: route.mode };
+      attempts.push(attempt);
+      await update(id, {
+        state: 'RUNNING',
+        start_time: exec.start_time ?? startedAt,
+        connection_id: route.connection.id,
+        connection_mode: route.mode,
+        attempts: dialect.json(attempts),
+      });
+      exec.start_time ??= startedAt;
+
+      const adapter = deps.providers[model.provider as Provider]!;
+      const request: ProviderRequest = {
+        apiKey: route.mode === 'BYOK' ? deps.secrets.open(route.connection.api_key_sealed) : (adapter.managedKey ?? ''),
+        model: model.external_id,
+        ...(input.text !== undefined && agent.output_format !== 'IMAGE' ? { system: rendered, user: input.text } : { user: rendered }),
+        maxTokens: Number(agent.max_tokens),
+        ...(agent.effort && { effort: String(agent.effort).toLowerCase() as ProviderRequest['effort'] }),
+        outputFormat: agent.output_format,
+        ...(agent.output_schema && { outputSchema: agent.output_schema }),
+        ...(image && { image: { ...image, ...(agent.image_quality && { quality: QUALITY[agent.image_quality] }) } }),
+        timeoutMs: timeoutSeconds(agent.timeout) * 1000,
+      };
+
+      let failure: ProviderFailure;
+      try {
+        const answer = await adapter.run(request);
+        const output = await outputOf(exec, agent, answer, attempt.number);
+        Object.assign(attempt, { end_time: iso(Date.now()), http_status: 200, usage: answer.usage });
+        await recordAttempt(exec, model, attempts, attempt, answer.usage, { state: 'SUCCEEDED', output: dialect.json(output), end_time: Date.now() }, false);
+        return { execution: name };
+      } catch (err) {
+        if (!(err instanceof ProviderFailure)) throw err;
+        failure = err;
+      }
+
+      const f = failure.details;
+      Object.assign(attempt, {
+        end_time: iso(Date.now()),
+        http_status: f.httpStatus,
+        error_code: f.status,
+        message: failure.message,
+        ...(f.usage && { usage: f.usage }),
+      });
+      const attemptsLeft = attempts.length < maxAttempts;
+      // A refused key is final for that connection, not for the run: the next connection gets the next attempt at once.
+      if (f.keyRefused && attemptsLeft) {
+        await recordAttempt(exec, model, attempts, attempt, f.usage, { state: 'QUEUED' }, true);
+        continue;
+      }
+      if (!f.retryable || !attemptsLeft) {
+        const error = runError(f.status, failure.message, f.reason ?? (attemptsLeft ? undefined : 'ATTEMPTS_EXHAUSTED'));
+        await recordAttempt(exec, model, attempts, attempt, f.usage, { state: 'FAILED', error: dialect.json(error), end_time: Date.now() }, Boolean(f.keyRefused));
+        return { execution: name };
+      }
+      await recordAttempt(exec, model, attempts, attempt, f.usage, { state: 'QUEUED' }, false);
+      const delay = f.retryAfterMs !== undefined ? Math.min(f.retryAfterMs, 10 * MAX_BACKOFF_MS) : backoff(attempt.number);
+      op.deferUntil(Date.now() + delay);
+    }
+  }
+
+  return {
+    run,
+    async onFailure(op, error) {
+      const exec = await load(String(op.payload.execution_id));
+      if (!exec || FINAL_STATES.has(exec.state)) return;
+      const attempts = dialect.readJson<Attempt[]>(exec.attempts) ?? [];
+      for (const a of attempts) if (!a.end_time) Object.assign(a, { end_time: iso(Date.now()), http_status: 0, error_code: error.status, message: error.message });
+      const body = renderError(error, `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error as unknown as Record<string, unknown>;
+      await finish(exec, error instanceof Cancelled ? 'CANCELLED' : 'FAILED', body, attempts);
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { Unavailable } from '../../platform/errors.js';
+import { classifySdkError, ProviderFailure, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
+
+const SDK_ERRORS = { connection: Anthropic.APIConnectionError, timeout: Anthropic.APIConnectionTimeoutError, api: Anthropic.APIError };
+
+/** The Anthropic Messages API through the official SDK (`@anthropic-ai/sdk`); models list as the key check. */
+export function anthropicAdapter(opts: { baseURL: string; managedKey: string | undefined }): ProviderAdapter {
+  const client = (apiKey: string, timeoutMs = 30_000) => new Anthropic({ apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: timeoutMs });
+  return {
+    provider: 'anthropic',
+    managedKey: opts.managedKey,
+    managedAvailable: Boolean(opts.managedKey),
+    async verify(apiKey) {
+      try {
+        await client(apiKey).models.list();
+        return 'VALID';
+      } catch (err) {
+        const failure = classifySdkError(err, SDK_ERRORS);
+        if (failure.details.keyRefused) return 'INVALID';
+        throw new Unavailable(`anthropic could not be asked about the key: ${failure.message}`, 'PROVIDER_UNAVAILABLE');
+      }
+    },
+    async run(request: ProviderRequest): Promise<ProviderAnswer> {
+      if (request.outputFormat === 'IMAGE') {
+        throw new ProviderFailure('anthropic does not generate images', { httpStatus: 0, status: 'FAILED_PRECONDITION', retryable: false, reason: 'MODEL_CANNOT_RUN' });
+      }
+      const outputConfig: Anthropic.Messages.OutputConfig = {};
+      if (request.effort) outputConfig.effort = request.effort;
+      if (request.outputFormat === 'JSON') outputConfig.format = { type: 'json_schema', schema: request.outputSchema ?? {} };
+      try {
+        const message = await client(request.apiKey, request.timeoutMs).messages.create({
+          model: request.model,
+          max_tokens: request.maxTokens,
+          ...(request.system !== undefined && { system: request.system }),
+          messages: [{ role: 'user', content: request.user }],
+          ...(Object.keys(outputConfig).length && { output_config: outputConfig }),
+        });
+        const text = message.content
+          .filter((block): block is Anthropic.Messages.TextBlock => block.type === 'text')
+          .map((block) => block.text)
+          .join('');
+        return {
+          text,
+          truncated: message.stop_reason === 'max_tokens',
+          usage: {
+            input_tokens: message.usage.input_tokens ?? 0,
+            output_tokens: message.usage.output_tokens ?? 0,
+            cache_read_input_tokens: message.usage.cache_read_input_tokens ?? 0,
+            cache_creation_input_tokens: message.usage.cache_creation_input_tokens ?? 0,
+            image_count: 0,
+            megapixels_milli: 0,
+          },
+        };
+      } catch (err) {
+        throw classifySdkError(err, SDK_ERRORS);
+      }
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import OpenAI from 'openai';
+import { Unavailable } from '../../platform/errors.js';
+import type { Provider } from '../catalogue.js';
+import { classifySdkError, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
+
+const SDK_ERRORS = { connection: OpenAI.APIConnectionError, timeout: OpenAI.APIConnectionTimeoutError, api: OpenAI.APIError };
+
+/**
+ * The OpenAI HTTP API through the official SDK (`openai`): chat completions for TEXT/JSON, image
+ * generations for IMAGE, models list as the key check. Also serves OpenAI-compatible servers
+ * (local model servers) under an operator-configured base URL.
+ */
+export function openAiAdapter(opts: { provider: Provider; baseURL: string; managedKey: string | undefined; keyOptional?: boolean }): ProviderAdapter {
+  const client = (apiKey: string, timeoutMs = 30_000) =>
+    // Retries are the platform's (per-attempt records, Retry-After, routing), never the SDK's.
+    new OpenAI({ apiKey: apiKey || 'none', baseURL: opts.baseURL, maxRetries: 0, timeout: timeoutMs });
+  return {
+    provider: opts.provider,
+    managedKey: opts.managedKey,
+    managedAvailable: Boolean(opts.managedKey) || Boolean(opts.keyOptional),
+    async verify(apiKey) {
+      try {
+        await client(apiKey).models.list();
+        return 'VALID';
+      } catch (err) {
+        const failure = classifySdkError(err, SDK_ERRORS);
+        if (failure.details.keyRefused) return 'INVALID';
+        throw new Unavailable(`${opts.provider} could not be asked about the key: ${failure.message}`, 'PROVIDER_UNAVAILABLE');
+      }
+    },
+    async run(request: ProviderRequest): Promise<ProviderAnswer> {
+      const sdk = client(request.apiKey, request.timeoutMs);
+      try {
+        if (request.outputFormat === 'IMAGE') {
+          const { width, height } = request.image!;
+          const answer = await sdk.images.generate({
+            model: request.model,
+            prompt: request.user,
+            n: 1,
+            size: `${width}x${height}` as never,
+            ...(request.image?.quality && { quality: request.image.quality }),
+          });
+          const b64 = answer.data?.[0]?.b64_json;
+          if (!b64) throw new Error('the provider answered no image data');
+          return {
+            image: { bytes: Buffer.from(b64, 'base64') },
+            truncated: false,
+            usage: {
+              input_tokens: answer.usage?.input_tokens ?? 0,
+              output_tokens: answer.usage?.output_tokens ?? 0,
+              cache_read_input_tokens: 0,
+              cache_creation_input_tokens: 0,
+              image_count: 1,
+              megapixels_milli: Math.round((width * height) / 1000),
+            },
+          };
+        }
+        const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
+        if (request.system !== undefined) messages.push({ role: 'system', content: request.system });
+        messages.push({ role: 'user', content: request.user });
+        const completion = await sdk.chat.completions.create({
+          model: request.model,
+          messages,
+          max_completion_tokens: request.maxTokens,
+          ...(request.effort && { reasoning_effort: request.effort }),
+          ...(request.outputFormat === 'JSON' && {
+            // Not strict: a tenant's schema need not meet strict mode's subset; the answer is validated here.
+            response_format: { type: 'json_schema', json_schema: { name: 'output', schema: request.outputSchema ?? {}, strict: false } },
+          }),
+        });
+        const choice = completion.choices[0];
+        const cached = completion.usage?.prompt_tokens_details?.cached_tokens ?? 0;
+        return {
+          text: choice?.message?.content ?? '',
+          truncated: choice?.finish_reason === 'length',
+          usage: {
+            // OpenAI counts cached tokens inside prompt_tokens; here they are reported apart (priced apart).
+            input_tokens: Math.max(0, (completion.usage?.prompt_tokens ?? 0) - cached),
+            output_tokens: completion.usage?.completion_tokens ?? 0,
+            cache_read_input_tokens: cached,
+            cache_creation_input_tokens: 0,
+            image_count: 0,
+            megapixels_milli: 0,
+          },
+        };
+      } catch (err) {
+        throw classifySdkError(err, SDK_ERRORS);
+      }
+    },
+  };
+}

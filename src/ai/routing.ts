@@ -1,0 +1,58 @@
+import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../platform/db/database.js';
+import type { BillingService, CoverageProblem } from '../ai-billing/billing.service.js';
+import type { CatalogueModel, Provider } from './catalogue.js';
+import type { Providers } from './providers/index.js';
+
+export interface Route {
+  connection: Record<string, any>;
+  mode: 'BYOK' | 'MANAGED';
+}
+
+export type RoutingProblem = 'NO_USABLE_CONNECTION' | 'MODEL_NOT_PRICED' | CoverageProblem;
+
+/**
+ * The connections a run may use, in the order they are tried (lowest `priority` first, then oldest):
+ * enabled, of the model's provider, allowed by the agent's `connection_mode`; own keys not known to be
+ * refused; the platform key only when configured, the model is priced and the balance and limits cover
+ * the run. When none is left, the reason why.
+ */
+export async function routeRun(
+  db: Kysely<any>,
+  deps: { dialect: SqlDialect; providers: Providers; billing: BillingService },
+  run: { accountId: string; model: CatalogueModel; connectionMode: string; byokOnly: boolean; estimate: number; exclude: ReadonlySet<string>; now: number },
+): Promise<{ routes: Route[]; problem?: RoutingProblem; managedProblem?: RoutingProblem }> {
+  const adapter = deps.providers[run.model.provider as Provider];
+  if (!adapter) return { routes: [], problem: 'NO_USABLE_CONNECTION' };
+  let query = db
+    .selectFrom('ai_connections')
+    .selectAll()
+    .where('account_id', '=', run.accountId)
+    .where('provider', '=', run.model.provider)
+    .where('is_enabled', '=', deps.dialect.bool(true) as never);
+  if (run.connectionMode === 'BYOK_ONLY' || run.byokOnly) query = query.where('mode', '=', 'BYOK');
+  if (run.connectionMode === 'MANAGED_ONLY') query = query.where('mode', '=', 'MANAGED');
+  const rows = await query.orderBy('priority').orderBy('create_time').orderBy('id').execute();
+  const routes: Route[] = [];
+  let managedProblem: RoutingProblem | undefined;
+  for (const connection of rows) {
+    if (run.exclude.has(connection.id)) continue;
+    if (connection.mode === 'BYOK') {
+      if (connection.status === 'INVALID' || connection.status === 'EXPIRED') continue;
+      routes.push({ connection, mode: 'BYOK' });
+      continue;
+    }
+    if (!adapter.managedAvailable) continue;
+    if (!run.model.platform_priced) {
+      managedProblem = 'MODEL_NOT_PRICED';
+      continue;
+    }
+    const coverage = await deps.billing.coverage(db, run.accountId, run.estimate, run.now);
+    if (coverage) {
+      managedProblem = coverage;
+      continue;
+    }
+    routes.push({ connection, mode: 'MANAGED' });
+  }
+  return { routes, managedProblem, problem: routes.length ? undefined : (managedProblem ?? 'NO_USABLE_CONNECTION') };
+}
