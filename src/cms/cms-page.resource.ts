@@ -72,7 +72,7 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
     sortable: ['create_time', 'update_time', 'title', 'url_key'],
     defaultOrder: 'create_time desc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
-    options: { clientId: true, validateOnly: true, force: true },
+    options: { clientId: true, requestId: true, validateOnly: true, force: true },
     rights: { read: read('website'), write: write('website.content') },
     hooks: {
       async beforeCreate(ctx, row) {

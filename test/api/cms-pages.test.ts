@@ -252,3 +252,25 @@ describe('view deletion', () => {
     expect(bothAfter).toMatchObject({ visible_view_ids: [deViewId], is_active: true });
   });
 });
+
+describe('request_id (idempotent create)', () => {
+  it('a repeated request_id answers the first page instead of creating another', async () => {
+    const body = { title: 'Once', url_key: 'once-only', request_id: 'page-req-1' };
+    const first = expectStatus(await post(pagesUrl, body), 201);
+    const again = expectStatus(await post(pagesUrl, body), 201);
+    expect(again.id).toBe(first.id);
+    expect((await list(t, alice.token, pagesUrl, { filter: 'url_key = "once-only"' })).total_size).toBe(1);
+  });
+
+  it('a replay never answers another website’s page that carries the same id (ids are unique per website only)', async () => {
+    const created = expectStatus(await post(`${pagesUrl}?id=shared-page&request_id=page-req-2`, { title: 'Mine', url_key: 'mine-shared' }), 201);
+    expect((await t.request('DELETE', `${pagesUrl}/shared-page`, { token: alice.token })).statusCode).toBe(204);
+    const bobs = `${API}/websites/${bob.websiteId}/cms_pages`;
+    expectStatus(await post(`${bobs}?id=shared-page`, { title: 'Bob secret', url_key: 'bob-shared' }, bob.token), 201);
+
+    const replayed = expectStatus(await post(`${pagesUrl}?id=shared-page&request_id=page-req-2`, { title: 'Mine', url_key: 'mine-shared' }), 201);
+    expect(replayed.name).toBe(`websites/${alice.websiteId}/cms_pages/shared-page`);
+    expect(replayed.title).toBe('Mine');
+    expect(replayed.name).toBe(created.name);
+  });
+});

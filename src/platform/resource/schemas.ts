@@ -53,8 +53,13 @@ export function fieldSchema(field: FieldDecl): JsonSchema {
         maxItems: field.maxItems ?? 100,
         items: { type: 'string', minLength: field.itemMinLength ?? 0, maxLength: field.itemMaxLength ?? DEFAULT_MAX_LENGTH },
       };
-    case 'object':
-      return { ...base, type: 'object', ...(field.schema ?? {}) };
+    case 'object': {
+      // A free-form object (no declared properties) must say so: the response serializer drops
+      // undeclared properties, which would answer `{}`.
+      const schema = field.schema ?? {};
+      const open = schema.properties === undefined && schema.additionalProperties === undefined && schema.patternProperties === undefined;
+      return { ...base, type: 'object', ...(open && { additionalProperties: true }), ...schema };
+    }
     case 'json':
       // Any JSON value; its shape is checked by the resource's own rules (e.g. a setting's descriptor).
       return { ...base, ...(field.schema ?? {}) };
