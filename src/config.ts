@@ -25,12 +25,19 @@ export interface Config {
   production: boolean;
   /** Where blobs (media originals and variants) live: local disk under DATA_DIR/blobs, or S3. */
   blobStore: { kind: 'disk' } | { kind: 's3'; endpoint?: string; bucket: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; keyPrefix?: string };
+  /** Limits of the media area. */
   media: {
+    /** Largest accepted upload, bytes (413 beyond). */
     maxUploadBytes: number;
+    /** Largest accepted image, pixels (all frames); checked from the header before decoding. */
     maxPixels: number;
+    /** Transforms running at once. */
     transformConcurrency: number;
+    /** Transforms waiting for a slot before new ones are refused with 503. */
     transformQueue: number;
+    /** `max-age` of public reads, seconds. */
     cacheMaxAgeSeconds: number;
+    /** Bytes of hot variants kept in memory in front of blob storage; 0 turns it off. */
     memoryCacheBytes: number;
   };
   /** DNS servers `:verify` asks (`DNS_RESOLVER`, comma-separated `ip[:port]`); empty: the system's. */

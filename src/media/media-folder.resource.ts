@@ -1,7 +1,7 @@
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
-import { moveInTree, placeNewInTree, type TreeSpec } from '../platform/resource/tree.js';
+import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
 import { mediaBlobPrefix } from './media.resource.js';
 
 /** Deepest folder level (root 0): 16 levels is deeper than any library we know of, and bounds `path`. */
@@ -84,23 +84,11 @@ export function mediaFolderResource(deps: MediaFolderDeps): ResourceDecl {
       },
     },
     customMethods: [
-      {
-        verb: 'move',
-        on: 'item',
+      treeMoveMethod({
         summary: 'Move a MediaFolder',
-        description:
-          'Moves the folder (with its whole subtree) under `parent_id` (absent or null: the root), right after the sibling `after_id` (absent or null: first among the new siblings). `path`, `level` and `sort_order` of the folder and every descendant are rewritten in one transaction. Moving a folder under itself or one of its descendants is INVALID_ARGUMENT on `parent_id`; an `after_id` that is not a folder under the new parent is INVALID_ARGUMENT on `after_id`.',
-        access: 'write',
-        body: {
-          properties: {
-            parent_id: { type: ['string', 'null'], maxLength: 64, description: 'New parent folder; absent or null for the root.' },
-            after_id: { type: ['string', 'null'], maxLength: 64, description: 'Sibling to follow; absent or null to come first.' },
-          },
-        },
-        async mutate(ctx, next, _previous, body) {
-          await moveInTree(ctx.trx, treeOf(next), next, { parentId: body.parent_id, afterId: body.after_id, now: ctx.now });
-        },
-      },
+        description: 'Moves the folder (with its whole subtree) under `parent_id` (absent or null: the root), right after the sibling `after_id` (absent or null: first among the new siblings).',
+        treeOf,
+      }),
     ],
   };
 }

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { Semaphore, SingleFlight } from '../platform/concurrency.js';
 import type { Database } from '../platform/db/database.js';
@@ -12,21 +13,8 @@ import type { BlobStore } from '../platform/storage/blobs.js';
 import { CONTENT_TYPE_OF, inspectFile, storedFormatOf, transformImage, type OutputFormat, type TransformSpec } from './images.js';
 import { mediaBlobPrefix, originalKey } from './media.resource.js';
 
-/** Limits of the media area (docs/configuration.md). */
-export interface MediaLimits {
-  /** Largest accepted upload, bytes (413 beyond). */
-  maxUploadBytes: number;
-  /** Largest accepted image, pixels (all frames); checked from the header before decoding. */
-  maxPixels: number;
-  /** Transforms running at once. */
-  transformConcurrency: number;
-  /** Transforms waiting for a slot before new ones are refused with 503. */
-  transformQueue: number;
-  /** `max-age` of public reads, seconds. */
-  cacheMaxAgeSeconds: number;
-  /** Bytes of hot variants kept in memory in front of blob storage; 0 turns it off. */
-  memoryCacheBytes: number;
-}
+/** Limits of the media area (`Config.media`, documented in docs/configuration.md). */
+export type MediaLimits = Config['media'];
 
 /** Variants larger than this are always streamed from blob storage. */
 const MEMORY_CACHE_ENTRY_MAX = 512 * 1024;

@@ -2,7 +2,7 @@ import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { moveInTree, placeNewInTree, type TreeSpec } from '../platform/resource/tree.js';
+import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
 import { checkViewIds, visibleViewIdsField } from '../cms/cms.service.js';
 
 /** Menus are at most 5 levels deep (root 0): deeper menus do not render usably. */
@@ -92,26 +92,11 @@ export function navigationItemResource(deps: { dialect: SqlDialect }): ResourceD
       },
     },
     customMethods: [
-      {
-        verb: 'move',
-        on: 'item',
+      treeMoveMethod({
         summary: 'Move a navigation item (and its sub-items)',
-        description:
-          'Puts the item under `parent_id` (absent or null: top level) right after its sibling `after_id` (absent or null: first). ' +
-          'Rewrites `path` and `level` of the whole subtree in one statement; later siblings shift (their etags change). A parent outside the ' +
-          'menu, the item itself or one of its descendants is INVALID_ARGUMENT on `parent_id`; an `after_id` that is not a sibling there is ' +
-          'INVALID_ARGUMENT on `after_id`. `If-Match` is honoured.',
-        access: 'write',
-        body: {
-          properties: {
-            parent_id: { type: ['string', 'null'], maxLength: 64, description: 'New parent item; null or absent for the top level.' },
-            after_id: { type: ['string', 'null'], maxLength: 64, description: 'Sibling to follow; null or absent to come first.' },
-          },
-        },
-        async mutate(ctx, next, _previous, body) {
-          await moveInTree(ctx.trx, treeOf(next), next, { parentId: body.parent_id, afterId: body.after_id, now: ctx.now });
-        },
-      },
+        description: 'Puts the item under `parent_id` (absent or null: top level) right after its sibling `after_id` (absent or null: first).',
+        treeOf,
+      }),
     ],
   };
 }

@@ -16,10 +16,8 @@ let frViewId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  bob = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
-  await t.waitForOperation(bob.operation, bob.token);
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
   pagesUrl = `${API}/websites/${alice.websiteId}/cms_pages`;
   const views = `${API}/websites/${alice.websiteId}/views`;
   defaultViewId = (await list(t, alice.token, views, { filter: 'is_default = true' })).views[0].id;

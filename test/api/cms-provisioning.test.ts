@@ -11,8 +11,7 @@ let alice: TestUser;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
+  alice = await t.signUpProvisioned();
 });
 afterAll(() => t?.close());
 

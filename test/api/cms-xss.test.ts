@@ -14,8 +14,7 @@ let viewId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
+  alice = await t.signUpProvisioned();
   viewId = (await list(t, alice.token, `${API}/websites/${alice.websiteId}/views`)).views[0].id;
 });
 afterAll(() => t?.close());

@@ -19,10 +19,8 @@ let hostname: string;
 beforeAll(async () => {
   dns = await startDnsServer();
   t = await startTestApp({ DNS_RESOLVER: dns.address, DNS_TIMEOUT_MS: '2000', PLATFORM_DOMAIN: 'sites.test' });
-  alice = await t.signUp();
-  bob = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
-  await t.waitForOperation(bob.operation, bob.token);
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
   domainUrl = `${API}/websites/${alice.websiteId}/custom_domain`;
   const website = expectStatus(await t.request('GET', `${API}/websites/${alice.websiteId}`, { token: alice.token }), 200);
   hostname = `${website.code}.sites.test`;

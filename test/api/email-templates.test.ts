@@ -13,10 +13,8 @@ let templatesUrl: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  bob = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
-  await t.waitForOperation(bob.operation, bob.token);
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
   templatesUrl = `${API}/websites/${alice.websiteId}/email_templates`;
 });
 afterAll(() => t?.close());

@@ -15,10 +15,8 @@ let deViewId: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  bob = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
-  await t.waitForOperation(bob.operation, bob.token);
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
   menusUrl = `${API}/websites/${alice.websiteId}/navigation_menus`;
   deViewId = expectStatus(await t.request('POST', `${API}/websites/${alice.websiteId}/views`, { token: alice.token, body: { display_name: 'DE', locale: 'de' } }), 201).id;
 });

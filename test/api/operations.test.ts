@@ -32,8 +32,7 @@ let alice: TestUser;
 beforeAll(async () => {
   t = await startTestApp();
   handlers = installTestHandlers(t.platform.operations);
-  alice = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
+  alice = await t.signUpProvisioned();
 });
 afterAll(() => t?.close());
 

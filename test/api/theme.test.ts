@@ -14,10 +14,8 @@ let themeUrl: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  bob = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
-  await t.waitForOperation(bob.operation, bob.token);
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
   themeUrl = `${API}/websites/${alice.websiteId}/theme`;
 });
 afterAll(() => t?.close());

@@ -13,10 +13,8 @@ let viewsUrl: string;
 
 beforeAll(async () => {
   t = await startTestApp();
-  alice = await t.signUp();
-  bob = await t.signUp();
-  await t.waitForOperation(alice.operation, alice.token);
-  await t.waitForOperation(bob.operation, bob.token);
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
   viewsUrl = `${API}/websites/${alice.websiteId}/views`;
 });
 afterAll(() => t?.close());

@@ -31,6 +31,8 @@ export interface TestApp {
   request(method: string, url: string, opts?: { token?: string; body?: unknown; headers?: Record<string, string> }): Promise<LightMyRequestResponse & { json(): any }>;
   /** Signs up through the sign-up surface and exchanges the hand-off for a bearer token. */
   signUp(overrides?: Partial<{ email: string; password: string; website_name: string }>): Promise<TestUser>;
+  /** Signs up and waits until the website's provisioning Operation is done (default view, pages, ...). */
+  signUpProvisioned(overrides?: Partial<{ email: string; password: string; website_name: string }>): Promise<TestUser>;
   /** Polls an Operation until done. */
   waitForOperation(name: string, token: string): Promise<any>;
   close(): Promise<void>;
@@ -100,6 +102,11 @@ export async function startTestApp(
     config,
     request,
     signUp,
+    async signUpProvisioned(overrides) {
+      const user = await signUp(overrides);
+      await waitForOperation(user.operation, user.token);
+      return user;
+    },
     waitForOperation,
     async close() {
       await worker.stop();

@@ -1,6 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { Unavailable } from '../../platform/errors.js';
-import { classifySdkError, ProviderFailure, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
+import { classifySdkError, ProviderFailure, verifyByListingModels, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
 
 const SDK_ERRORS = { connection: Anthropic.APIConnectionError, timeout: Anthropic.APIConnectionTimeoutError, api: Anthropic.APIError };
 
@@ -11,16 +10,7 @@ export function anthropicAdapter(opts: { baseURL: string; managedKey: string | u
     provider: 'anthropic',
     managedKey: opts.managedKey,
     managedAvailable: Boolean(opts.managedKey),
-    async verify(apiKey) {
-      try {
-        await client(apiKey).models.list();
-        return 'VALID';
-      } catch (err) {
-        const failure = classifySdkError(err, SDK_ERRORS);
-        if (failure.details.keyRefused) return 'INVALID';
-        throw new Unavailable(`anthropic could not be asked about the key: ${failure.message}`, 'PROVIDER_UNAVAILABLE');
-      }
-    },
+    verify: (apiKey) => verifyByListingModels('anthropic', () => client(apiKey).models.list(), SDK_ERRORS),
     async run(request: ProviderRequest): Promise<ProviderAnswer> {
       if (request.outputFormat === 'IMAGE') {
         throw new ProviderFailure('anthropic does not generate images', { httpStatus: 0, status: 'FAILED_PRECONDITION', retryable: false, reason: 'MODEL_CANNOT_RUN' });

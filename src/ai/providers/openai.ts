@@ -1,7 +1,6 @@
 import OpenAI from 'openai';
-import { Unavailable } from '../../platform/errors.js';
 import type { Provider } from '../catalogue.js';
-import { classifySdkError, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
+import { classifySdkError, verifyByListingModels, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
 
 const SDK_ERRORS = { connection: OpenAI.APIConnectionError, timeout: OpenAI.APIConnectionTimeoutError, api: OpenAI.APIError };
 
@@ -18,16 +17,7 @@ export function openAiAdapter(opts: { provider: Provider; baseURL: string; manag
     provider: opts.provider,
     managedKey: opts.managedKey,
     managedAvailable: Boolean(opts.managedKey) || Boolean(opts.keyOptional),
-    async verify(apiKey) {
-      try {
-        await client(apiKey).models.list();
-        return 'VALID';
-      } catch (err) {
-        const failure = classifySdkError(err, SDK_ERRORS);
-        if (failure.details.keyRefused) return 'INVALID';
-        throw new Unavailable(`${opts.provider} could not be asked about the key: ${failure.message}`, 'PROVIDER_UNAVAILABLE');
-      }
-    },
+    verify: (apiKey) => verifyByListingModels(opts.provider, () => client(apiKey).models.list(), SDK_ERRORS),
     async run(request: ProviderRequest): Promise<ProviderAnswer> {
       const sdk = client(request.apiKey, request.timeoutMs);
       try {

@@ -1,3 +1,4 @@
+import { Unavailable } from '../../platform/errors.js';
 import type { Provider } from '../catalogue.js';
 
 /** What one attempt asks a provider for. */
@@ -88,7 +89,14 @@ export function retryAfterMs(headers: Headers | undefined): number | undefined {
  * Maps an SDK error (both SDKs share the Stainless error classes' shape) to a ProviderFailure:
  * no answer or a timeout, 408/409/429/5xx are retryable; 401/403 refuse the key; other 4xx are final.
  */
-export function classifySdkError(err: unknown, names: { connection: Function; timeout: Function; api: Function }): ProviderFailure {
+/** The error classes of one SDK (both SDKs share the Stainless shape). */
+export interface SdkErrorClasses {
+  connection: Function;
+  timeout: Function;
+  api: Function;
+}
+
+export function classifySdkError(err: unknown, names: SdkErrorClasses): ProviderFailure {
   if (err instanceof names.timeout) return new ProviderFailure('the provider did not answer within the timeout', { httpStatus: 0, status: 'DEADLINE_EXCEEDED', retryable: true });
   if (err instanceof names.connection) return new ProviderFailure(`the provider could not be reached: ${(err as Error).message}`, { httpStatus: 0, status: 'UNAVAILABLE', retryable: true });
   if (err instanceof names.api) {
@@ -104,4 +112,19 @@ export function classifySdkError(err: unknown, names: { connection: Function; ti
     return new ProviderFailure(message, { httpStatus: status, status: 'INVALID_ARGUMENT', retryable: false, reason: 'PROVIDER_REFUSED_REQUEST' });
   }
   return new ProviderFailure(`provider call failed: ${(err as Error)?.message ?? String(err)}`, { httpStatus: 0, status: 'INTERNAL', retryable: false });
+}
+
+/**
+ * The key check of `:verify`: a call that costs no tokens (listing models). A refused key is
+ * INVALID; any other failure means the provider could not be asked (UNAVAILABLE, nothing changes).
+ */
+export async function verifyByListingModels(provider: string, listModels: () => Promise<unknown>, sdkErrors: SdkErrorClasses): Promise<'VALID' | 'INVALID'> {
+  try {
+    await listModels();
+    return 'VALID';
+  } catch (err) {
+    const failure = classifySdkError(err, sdkErrors);
+    if (failure.details.keyRefused) return 'INVALID';
+    throw new Unavailable(`${provider} could not be asked about the key: ${failure.message}`, 'PROVIDER_UNAVAILABLE');
+  }
 }

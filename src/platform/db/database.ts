@@ -243,7 +243,12 @@ function withStatementCache(connection: SQLite.Database): SQLite.Database {
   return new Proxy(connection, {
     get(target, property, receiver) {
       if (property !== 'prepare') return Reflect.get(target, property, receiver);
-      return (sql: string) => {
+      return (text: string) => {
+        // Kysely opens transactions with a deferred `begin`. Every transaction on this connection may
+        // write, and a deferred one that reads first gets SQLITE_BUSY at once (no busy wait) when
+        // another process (`npm run worker` on the same file) committed meanwhile. IMMEDIATE takes
+        // the write lock up front, waiting up to busy_timeout for it instead.
+        const sql = /^begin$/i.test(text.trim()) ? 'begin immediate' : text;
         let statement = statements.get(sql);
         if (!statement) {
           statement = target.prepare(sql);

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { InvalidArgument } from '../errors.js';
-import type { Row } from './declaration.js';
+import type { CustomMethodDecl, Row } from './declaration.js';
 import { appendSortOrder, placeAfter, whereScope, type SiblingScope } from './ordering.js';
 
 /**
@@ -91,4 +91,31 @@ export async function moveInTree(
     afterId: target.afterId,
     now: target.now,
   });
+}
+
+/**
+ * The `:move` custom method of a tree resource: body `{parent_id?, after_id?}` (absent or null:
+ * the root / first among the new siblings), answered with the moved node. `description` says what
+ * the node is; the rules common to every tree are appended.
+ */
+export function treeMoveMethod(opts: { summary: string; description: string; treeOf: (row: Row) => TreeSpec }): CustomMethodDecl {
+  return {
+    verb: 'move',
+    on: 'item',
+    summary: opts.summary,
+    description:
+      `${opts.description} \`path\` and \`level\` of the node and its whole subtree are rewritten in one statement, in one transaction; ` +
+      'later siblings shift (their etags change). A parent outside the tree, the node itself or one of its descendants is INVALID_ARGUMENT on ' +
+      '`parent_id`; an `after_id` that is not a sibling under the new parent is INVALID_ARGUMENT on `after_id`. `If-Match` is honoured.',
+    access: 'write',
+    body: {
+      properties: {
+        parent_id: { type: ['string', 'null'], maxLength: 64, description: 'New parent; absent or null for the root.' },
+        after_id: { type: ['string', 'null'], maxLength: 64, description: 'Sibling to follow; absent or null to come first.' },
+      },
+    },
+    async mutate(ctx, next, _previous, body) {
+      await moveInTree(ctx.trx, opts.treeOf(next), next, { parentId: body.parent_id, afterId: body.after_id, now: ctx.now });
+    },
+  };
 }
