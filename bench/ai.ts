@@ -3,15 +3,14 @@
  * .../ai_executions`, workers off so runs stay queued), and end-to-end runs per second against the
  * stand-in provider with 1 and 2 `npm run worker` processes (`node dist/src/worker-main.js`).
  *
- * Part of `npm run bench`; alone: `npm run build && node dist/bench/ai.js` (BENCH_QUICK=1,
- * BENCH_DIALECTS, BENCH_POSTGRES_URL as for the main bench). Writes its section of docs/performance.md.
+ * Part of `npm run bench` (alone: `BENCH_SUITES=ai npm run bench`).
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createDatabase, databaseUrl, dropDatabase } from '../test/support/postgres-admin.js';
 import { startProviderStandin, standinEnv } from '../test/support/provider-standin.js';
@@ -23,14 +22,13 @@ import type { BenchSuite } from './suites.js';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
 const WORKER_JS = join(ROOT, 'dist', 'src', 'worker-main.js');
-const DOC = join(ROOT, 'docs', 'performance.md');
-const MARK_START = '<!-- ai-bench:start -->';
-const MARK_END = '<!-- ai-bench:end -->';
 
 export interface AiBenchRow {
   label: string;
   value: string;
   note: string;
+  /** Runs (or requests) the figure rests on. */
+  count: number;
 }
 
 async function post(api: Api, path: string, body: unknown, status: number): Promise<any> {
@@ -105,6 +103,7 @@ export async function runAiBench(opts: { dialect: 'sqlite' | 'postgres'; adminUr
       rows.push({
         label: `end-to-end runs/s, ${workers} worker process${workers > 1 ? 'es' : ''}`,
         value: ((done - failed) / seconds).toFixed(1),
+        count: done,
         note: `${batch} queued runs; ${done - failed} SUCCEEDED, ${failed} FAILED${done < batch ? `, ${batch - done} unfinished after 300 s (FLAGGED)` : ''} in ${seconds.toFixed(1)} s (WORKER_CONCURRENCY=4 each, includes worker start-up)`,
       });
       opts.log(`ai ${opts.dialect}: ${rows[rows.length - 1].label}: ${rows[rows.length - 1].value} (${rows[rows.length - 1].note})`);
@@ -127,6 +126,7 @@ export async function runAiBench(opts: { dialect: 'sqlite' | 'postgres'; adminUr
     rows.push({
       label: 'executions created/s (POST, 10 connections)',
       value: result.requests.average.toFixed(0),
+      count: result['2xx'],
       note: `${result['2xx']} created in ${opts.durationS} s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms${result.non2xx ? `, ${result.non2xx} non-2xx (FLAGGED)` : ''}`,
     });
     opts.log(`ai ${opts.dialect}: ${rows[rows.length - 1].label}: ${rows[rows.length - 1].value}`);
@@ -137,59 +137,6 @@ export async function runAiBench(opts: { dialect: 'sqlite' | 'postgres'; adminUr
     rmSync(tmp, { recursive: true, force: true });
   }
   return rows;
-}
-
-/** The Markdown section of docs/performance.md. */
-export function aiSection(results: Array<{ title: string; rows: AiBenchRow[] | string }>): string {
-  const lines = [
-    MARK_START,
-    '## AI executions',
-    '',
-    'Against the loopback provider stand-in (`test/support/provider-standin.ts`, answers at once), model `gpt-5-mini` on the MANAGED connection (so every attempt is also priced and charged). The server runs with WORKER=off; end-to-end runs start `node dist/src/worker-main.js` processes after the runs were queued.',
-    '',
-  ];
-  for (const r of results) {
-    lines.push(`### ${r.title}`, '');
-    if (typeof r.rows === 'string') {
-      lines.push(`**${r.rows}**`, '');
-      continue;
-    }
-    lines.push('| case | value | notes |', '| --- | --: | --- |', ...r.rows.map((row) => `| ${row.label} | ${row.value} | ${row.note} |`), '');
-  }
-  lines.push(MARK_END, '');
-  return lines.join('\n');
-}
-
-/** Replaces (or appends) the AI section of docs/performance.md. */
-export function writeAiSection(section: string): void {
-  const doc = readFileSync(DOC, 'utf8');
-  const start = doc.indexOf(MARK_START);
-  const end = doc.indexOf(MARK_END);
-  const next = start >= 0 && end > start ? doc.slice(0, start) + section + doc.slice(end + MARK_END.length + 1) : `${doc.trimEnd()}\n\n${section}`;
-  writeFileSync(DOC, next);
-}
-
-async function main(): Promise<void> {
-  const quick = (process.env.BENCH_QUICK ?? '') !== '' && process.env.BENCH_QUICK !== '0';
-  const durationS = quick ? 3 : Math.max(1, Number(process.env.BENCH_DURATION ?? 10));
-  const dialects = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',').map((d) => d.trim());
-  const results: Array<{ title: string; rows: AiBenchRow[] | string }> = [];
-  for (const dialect of dialects) {
-    const title = `${dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}${quick ? ' (BENCH_QUICK)' : ''}`;
-    if (dialect === 'postgres' && !process.env.BENCH_POSTGRES_URL) {
-      results.push({ title, rows: 'SKIPPED: set BENCH_POSTGRES_URL (run alone) or use npm run bench' });
-      continue;
-    }
-    results.push({ title, rows: await runAiBench({ dialect: dialect as 'sqlite' | 'postgres', adminUrl: process.env.BENCH_POSTGRES_URL, quick, durationS, log: console.log }) });
-  }
-  writeAiSection(aiSection(results));
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
 }
 
 /** A throughput row for the main report (values measured here, not by autocannon's GET runner). */
@@ -213,6 +160,6 @@ export const aiSuite: BenchSuite = {
       adminUrl = url.toString();
     }
     const rows = await runAiBench({ dialect: ctx.dialect, adminUrl, quick: ctx.quick, durationS: ctx.durationS, log: ctx.log });
-    rows.forEach((row, i) => ctx.report.rows.push(rateRow(`ai-${i + 1}`, row.label, Number(row.value), 0, [row.note])));
+    rows.forEach((row, i) => ctx.report.rows.push(rateRow(`ai-${i + 1}`, row.label, Number(row.value), row.count, [row.note])));
   },
 };

@@ -123,9 +123,11 @@ export const contentSuite: BenchSuite = {
 
     ctx.log(`${ctx.dialect}: content: seeding ${pages} pages …`);
     await seedPages(ctx, viewId, pages);
+    await ctx.restart();
+    const seededApi = apiClient(ctx.base, ctx.token);
     const pageId = `bench-p-${String(Math.floor(pages / 2)).padStart(7, '0')}`; // a multiple of 10: has an overlay
     const pageUrl = `${ctx.base}${TENANT}/websites/${ctx.user.websiteId}/cms_pages/${pageId}`;
-    const check = await api.call('POST', `${TENANT}/websites/${ctx.user.websiteId}/cms_pages/${pageId}:resolve`, { view_id: viewId });
+    const check = await seededApi.call('POST', `${TENANT}/websites/${ctx.user.websiteId}/cms_pages/${pageId}:resolve`, { view_id: viewId });
     if (check.status !== 200 || !String(check.body?.title).startsWith('Seite')) throw new Error(`resolve probe: ${check.status} ${check.text.slice(0, 300)}`);
 
     await ctx.measure('content-get', `Get cms_pages/{p} (${pages.toLocaleString('en-US')} pages)`, pageUrl);
@@ -147,9 +149,9 @@ export const contentSuite: BenchSuite = {
     });
 
     // A customer group with a version of the page: the second indexed query of `:resolve`.
-    const group = await api.call('POST', `${TENANT}/websites/${ctx.user.websiteId}/customer_groups`, { display_name: 'Wholesale' });
+    const group = await seededApi.call('POST', `${TENANT}/websites/${ctx.user.websiteId}/customer_groups`, { display_name: 'Wholesale' });
     if (group.status !== 201) throw new Error(`customer group: ${group.status} ${group.text.slice(0, 300)}`);
-    const version = await api.call('POST', `${TENANT}/websites/${ctx.user.websiteId}/cms_pages/${pageId}/groups`, {
+    const version = await seededApi.call('POST', `${TENANT}/websites/${ctx.user.websiteId}/cms_pages/${pageId}/groups`, {
       customer_group_ids: [group.body.id],
       priority: 5,
       content: '<p>Trade prices</p>',

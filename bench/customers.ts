@@ -152,8 +152,6 @@ export const customersSuite: BenchSuite = {
   async run(ctx) {
     const rows = Number(process.env.BENCH_CUSTOMERS_ROWS ?? (ctx.quick ? 100_000 : 1_000_000));
     const site = `${TENANT}/websites/${ctx.user.websiteId}`;
-    const api = ctx.api;
-    api.token = ctx.token;
 
     const t0 = Date.now();
     const baseMs = Date.UTC(2024, 0, 1);
@@ -161,6 +159,8 @@ export const customersSuite: BenchSuite = {
     else await seedPostgres(ctx.databaseUrl!, ctx.user.websiteId, ctx.user.accountId, rows, baseMs);
     ctx.report.info.push(`customers: seeded ${rows.toLocaleString('en-US')} customers (10 % tagged vip) and their tag rows in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     ctx.log(`${ctx.dialect}: seeded ${rows} customers`);
+    await ctx.restart();
+    const api = ctx.api;
 
     const N = rows >= 1_000_000 && rows % 1_000_000 === 0 ? `${rows / 1_000_000}M` : rows.toLocaleString('en-US');
     const listUrl = (query: Record<string, string>) => `${ctx.base}${site}/customers?${new URLSearchParams({ page_size: '50', ...query })}`;

@@ -31,7 +31,7 @@ import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
 import { startServer, type ServerHandle } from './server.js';
-import { SUITES, suiteSelected } from './suites.js';
+import { SUITES, suiteSelected, type SuiteContext } from './suites.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -256,7 +256,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
       await stopServer();
       s = await start();
     }
-    const base = s.baseUrl;
+    let base = s.baseUrl;
     const token = user.token;
 
     const check = await getJson(`${base}${TENANT}/websites/${user.websiteId}`, token);
@@ -390,7 +390,24 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
       if (!suiteSelected(suite.id)) continue;
       log(`${dialect}: suite ${suite.id} …`);
       try {
-        await suite.run({ dialect, base, token, user, api: apiClient(base), report, measure, log, dataDir, sqliteFile, databaseUrl: dbUrl, quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS });
+        const suiteApi = apiClient(base);
+        suiteApi.token = token;
+        const ctx: SuiteContext = {
+          dialect, base, token, user, api: suiteApi, report, measure, log, dataDir, sqliteFile, databaseUrl: dbUrl,
+          quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS,
+          // After seeding: a fresh server process plans with the new statistics (as in step 3).
+          restart: async () => {
+            await stopServer();
+            s = await start();
+            base = s.baseUrl;
+            ctx.base = base;
+            ctx.api = apiClient(base);
+            ctx.api.token = token;
+            await hammer({ url: `${base}${TENANT}/websites/${user.websiteId}`, token, connections: CONNECTIONS, durationS: WARMUP_S });
+            await drain(base, drainProbes);
+          },
+        };
+        await suite.run(ctx);
       } catch (error) {
         report.rows.push({ id: `${suite.id}-failed`, label: `suite ${suite.id}`, connections: 0, notes: [], error: (error as Error).stack ?? String(error) });
       }

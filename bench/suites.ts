@@ -32,6 +32,11 @@ export interface SuiteContext {
   quick: boolean;
   durationS: number;
   connections: number;
+  /**
+   * Restarts the server (after seeding straight into the database, so the process measured loads
+   * the new planner statistics); `base` and `api` point at the new process afterwards.
+   */
+  restart(): Promise<void>;
 }
 
 export interface BenchSuite {

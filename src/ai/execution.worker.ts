@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
+import sharp from 'sharp';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../platform/db/database.js';
 import type { SecretBox } from '../platform/crypto.js';
@@ -7,6 +8,7 @@ import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorDetai
 import type { OperationHandler, OperationRun } from '../platform/jobs/operations.js';
 import { newId } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
+import { CONTENT_TYPE_OF, type OutputFormat } from '../media/images.js';
 import { costOf, estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
 import { timeoutSeconds } from './agent.resource.js';
 import type { Catalogue, CatalogueModel, Provider } from './catalogue.js';
@@ -41,18 +43,17 @@ function runError(status: CanonicalStatus, message: string, reason?: string): Re
   return renderError(new ApiError(status, message, details), `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error as never;
 }
 
-/** Width and height from a PNG header; undefined for other formats. */
-function pngSize(bytes: Buffer): { width: number; height: number } | undefined {
-  if (bytes.length < 24 || bytes.readUInt32BE(0) !== 0x89504e47) return undefined;
-  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+/** Format and size of a generated image, read by sharp from the bytes (never trusted from the provider). */
+async function imageFacts(bytes: Buffer): Promise<{ mime: string; width?: number; height?: number }> {
+  try {
+    const meta = await sharp(bytes).metadata();
+    const mime = meta.format && meta.format in CONTENT_TYPE_OF ? CONTENT_TYPE_OF[meta.format as OutputFormat] : 'application/octet-stream';
+    return { mime, width: meta.width, height: meta.height };
+  } catch {
+    return { mime: 'application/octet-stream' };
+  }
 }
-function mimeOf(bytes: Buffer): string {
-  if (bytes.length >= 4 && bytes.readUInt32BE(0) === 0x89504e47) return 'image/png';
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF' && bytes.toString('ascii', 8, 12) === 'WEBP') return 'image/webp';
-  return 'application/octet-stream';
-}
-const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'application/octet-stream': 'bin' };
+const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/webp': 'webp', 'image/avif': 'avif', 'image/gif': 'gif', 'image/tiff': 'tiff', 'application/octet-stream': 'bin' };
 
 /**
  * The AI_EXECUTION handler: runs one execution's attempts on the shared Operations queue (lease,
@@ -92,8 +93,9 @@ export function executionHandler(deps: {
   async function outputOf(exec: Record<string, any>, agent: Record<string, any>, answer: ProviderAnswer, attemptNumber: number): Promise<Record<string, unknown>> {
     if (agent.output_format === 'IMAGE') {
       const bytes = answer.image!.bytes;
-      const mime = mimeOf(bytes);
-      const size = pngSize(bytes) ?? { width: Number(agent.image_width), height: Number(agent.image_height) };
+      const facts = await imageFacts(bytes);
+      const mime = facts.mime;
+      const size = { width: facts.width ?? Number(agent.image_width), height: facts.height ?? Number(agent.image_height) };
       const key = `accounts/${exec.account_id}/ai_executions/${exec.id}/attempt-${attemptNumber}-image-1.${EXTENSION[mime]}`;
       const stored = await deps.blobs.put(key, bytes, { contentType: mime });
       return { artifacts: [{ storage_key: key, mime_type: mime, width: size.width, height: size.height, byte_size: stored.size }], output_truncated: false };
