@@ -1,3 +1,4 @@
+import type { Transaction } from 'kysely';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import cors from '@fastify/cors';
 import { randomUUID } from 'node:crypto';
@@ -7,7 +8,7 @@ import { projectResource } from './projects/project.resource.js';
 import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
 import { areas } from './areas.js';
-import type { AreaDeps, SurfaceDeps } from './platform/area.js';
+import type { AreaDeps, Reference, SurfaceDeps } from './platform/area.js';
 import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
@@ -92,6 +93,10 @@ export async function buildApp(opts: {
   const engineDeps = {
     database,
     pageTokens: createPageTokenCodec(config.jwtSecret),
+    onDeleting: async (trx: Transaction<any>, table: string, row: Row, now: number) => {
+      if (!row.website_id) return;
+      for (const reference of referencesTo(table)) await reference.detach(trx, row.website_id, row.id, now);
+    },
     onDeleted: async (table: string, id: string) => {
       access.forgetRoot(table, id);
       // A deleted website's rows go by foreign-key cascade; its blobs (media) by their prefix.
@@ -103,6 +108,18 @@ export async function buildApp(opts: {
 
   const services: Record<string, ResourceService> = {};
   const secrets = createSecretBox(config.encryptionKey);
+  // Collected on first use: an area's references may need the deps (its SQL dialect).
+  let referencesByTarget: Map<string, Reference[]> | undefined;
+  function referencesTo(target: string): Reference[] {
+    if (!referencesByTarget) {
+      referencesByTarget = new Map();
+      for (const area of areas) {
+        const list = typeof area.references === 'function' ? area.references(deps) : (area.references ?? []);
+        for (const reference of list) referencesByTarget.set(reference.target, [...(referencesByTarget.get(reference.target) ?? []), reference]);
+      }
+    }
+    return referencesByTarget.get(target) ?? [];
+  }
   const deps: AreaDeps = {
     config,
     database,
@@ -112,6 +129,7 @@ export async function buildApp(opts: {
     logger: app.log,
     services,
     areas,
+    referencesTo,
   };
   const onAccountCreate = async (ctx: WriteContext, row: Row) => {
     for (const area of areas) await area.onAccountCreate?.(ctx, row, deps);

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { ViewReference } from '../platform/area.js';
+import type { Reference } from '../platform/area.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { checkViewIds, visibleViewIdsField, visibleViewsReference } from './cms.service.js';
+import { checkViewIds, idListReference, visibleViewIdsField, visibleViewsReference } from './cms.service.js';
 import { PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { sanitizeFields } from './content-html.js';
 
@@ -48,9 +48,10 @@ async function writeMembers(trx: Kysely<any>, dialect: SqlDialect, row: Row): Pr
 }
 
 /** A view deleted with `force` leaves the versions' lists (as for pages) and their membership rows. */
-export function pageGroupViewReference(dialect: SqlDialect): ViewReference {
+export function pageGroupViewReference(dialect: SqlDialect): Reference {
   const lists = visibleViewsReference('cms_page_groups', dialect, 'is_active');
   return {
+    target: 'views',
     describe: lists.describe,
     count: lists.count,
     async detach(db, websiteId, viewId, now) {
@@ -58,6 +59,14 @@ export function pageGroupViewReference(dialect: SqlDialect): ViewReference {
       await db.deleteFrom('cms_page_group_members').where('website_id', '=', websiteId).where('view_id', '=', viewId).execute();
     },
   };
+}
+
+/**
+ * A deleted customer group leaves every version's `customer_group_ids` (its membership rows go by
+ * cascade); a version that named only that group is switched off.
+ */
+export function pageGroupCustomerGroupReference(dialect: SqlDialect): Reference {
+  return idListReference({ table: 'cms_page_groups', column: 'customer_group_ids', target: 'customer_groups', activeColumn: 'is_active' }, dialect);
 }
 
 /** Customer-group versions of a page: `websites/{w}/cms_pages/{p}/groups/{g}`. */

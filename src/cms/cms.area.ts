@@ -1,7 +1,7 @@
-import type { Area, ProvisioningStep, ViewReference } from '../platform/area.js';
+import type { Area, ProvisioningStep, Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { cmsBlockResource, BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
-import { cmsPageGroupResource, pageGroupViewReference } from './cms-page-group.resource.js';
+import { cmsPageGroupResource, pageGroupCustomerGroupReference, pageGroupViewReference } from './cms-page-group.resource.js';
 import { cmsPageResource, PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { overlayReference, visibleViewsReference } from './cms.service.js';
 import { overlayResource } from './overlay.js';
@@ -98,11 +98,11 @@ export const cmsArea: Area = {
     ];
   },
   provisioningSteps: (deps) => [homePageStep(deps.database.dialect)],
-  viewReferences: (deps) => cmsViewReferences(deps.database.dialect),
+  references: (deps) => [...cmsViewReferences(deps.database.dialect), pageGroupCustomerGroupReference(deps.database.dialect)],
 };
 
 /** View references of the CMS, bound to a dialect (view Delete counts and detaches them). */
-export function cmsViewReferences(dialect: SqlDialect): ViewReference[] {
+export function cmsViewReferences(dialect: SqlDialect): Reference[] {
   return [
     visibleViewsReference('cms_pages', dialect, 'is_active'),
     overlayReference('cms_page_views'),

@@ -1,4 +1,4 @@
-import type { ViewReference } from '../platform/area.js';
+import type { Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { AlreadyExists, InvalidArgument, NotFound } from '../platform/errors.js';
 import type { FieldDecl, Row, WriteContext } from '../platform/resource/declaration.js';
@@ -77,43 +77,53 @@ export function slugOf(title: string): string {
 }
 
 /** A view reference held in a JSON list column (`cms_pages.visible_view_ids`, ...). */
-export function visibleViewsReference(table: string, dialect: SqlDialect, activeColumn: string | undefined): ViewReference {
-  const column = 'visible_view_ids';
+export function visibleViewsReference(table: string, dialect: SqlDialect, activeColumn: string | undefined): Reference {
+  return idListReference({ table, column: 'visible_view_ids', target: 'views', activeColumn }, dialect);
+}
+
+/**
+ * A reference held in a JSON list of ids (`visible_view_ids`, a page version's
+ * `customer_group_ids`). Detaching removes the id from every list; a row whose list named only that
+ * id is switched off first (`activeColumn`), since an empty list would change what it means.
+ */
+export function idListReference(spec: { table: string; column: string; target: string; activeColumn: string | undefined }, dialect: SqlDialect): Reference {
+  const { table, column, activeColumn } = spec;
   return {
+    target: spec.target,
     describe: `${table}.${column}`,
-    async count(db, websiteId, viewId) {
+    async count(db, websiteId, id) {
       const row = await db
         .selectFrom(table)
         .select((eb) => eb.fn.countAll().as('n'))
         .where('website_id', '=', websiteId)
-        .where(dialect.arrayHas(column, viewId))
+        .where(dialect.arrayHas(column, id))
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },
-    async detach(db, websiteId, viewId, now) {
-      // A list naming only this view would become empty, i.e. visible everywhere: switch those off first.
+    async detach(db, websiteId, id, now) {
       if (activeColumn) {
         await db
           .updateTable(table)
           .set({ [activeColumn]: dialect.bool(false) })
           .where('website_id', '=', websiteId)
-          .where(dialect.arrayHas(column, viewId))
+          .where(dialect.arrayHas(column, id))
           .where(dialect.arrayLength(column), '=', 1)
           .execute();
       }
       await db
         .updateTable(table)
-        .set((eb) => ({ [column]: dialect.arrayWithout(column, viewId), revision: eb('revision', '+', 1), update_time: now }))
+        .set((eb) => ({ [column]: dialect.arrayWithout(column, id), revision: eb('revision', '+', 1), update_time: now }))
         .where('website_id', '=', websiteId)
-        .where(dialect.arrayHas(column, viewId))
+        .where(dialect.arrayHas(column, id))
         .execute();
     },
   };
 }
 
 /** A view reference held by an overlay table (its rows' id is the view id); detaching deletes the overlays. */
-export function overlayReference(table: string): ViewReference {
+export function overlayReference(table: string): Reference {
   return {
+    target: 'views',
     describe: table,
     async count(db, websiteId, viewId) {
       const row = await db

@@ -49,7 +49,7 @@ export const navigationArea: Area = {
   name: 'navigation',
   resources: (deps) => [navigationMenuResource({ dialect: deps.database.dialect }), navigationItemResource({ dialect: deps.database.dialect })],
   provisioningSteps: (deps) => [mainMenuStep(deps.database.dialect)],
-  viewReferences: (deps) => [
+  references: (deps) => [
     visibleViewsReference('navigation_menus', deps.database.dialect, undefined),
     visibleViewsReference('navigation_items', deps.database.dialect, 'is_active'),
   ],

@@ -22,8 +22,10 @@ export interface AreaDeps {
    * read it when a request or job runs, not while building declarations.
    */
   services: Record<string, ResourceService>;
-  /** Every area of the platform (`src/areas.ts`), e.g. to collect their view references. */
+  /** Every area of the platform (`src/areas.ts`). */
   areas: readonly Area[];
+  /** Every area's references to rows of `target` (a table), e.g. to count them before a Delete. */
+  referencesTo(target: string): Reference[];
 }
 
 /** What hand-written routes of one surface receive. */
@@ -45,14 +47,18 @@ export interface ProvisioningStep {
 }
 
 /**
- * Something that points at a view (overlays, visible_view_ids, per-view settings). Deleting a view
- * that is still referenced is refused unless `force`, which detaches every reference first.
+ * Something one area keeps that points at another area's rows inside a website (a page version's
+ * customer groups, the theme's logo, overlays of a view). Whenever a row of `target` is deleted,
+ * the engine calls `detach` in the same transaction, so no id of a deleted row is left behind. A
+ * resource may refuse its Delete while `count` is not zero (views do, unless `force`).
  */
-export interface ViewReference {
-  /** e.g. `cms_pages.visible_view_ids`, named in the refusal. */
+export interface Reference {
+  /** Table of the rows pointed at: `views`, `customer_groups`, `media`, `navigation_menus`, ... */
+  target: string;
+  /** e.g. `cms_pages.visible_view_ids`, named in refusals. */
   describe: string;
-  count(trx: Kysely<any>, websiteId: string, viewId: string): Promise<number>;
-  detach(trx: Kysely<any>, websiteId: string, viewId: string, now: number): Promise<void>;
+  count(trx: Kysely<any>, websiteId: string, targetId: string): Promise<number>;
+  detach(trx: Kysely<any>, websiteId: string, targetId: string, now: number): Promise<void>;
 }
 
 /**
@@ -72,6 +78,6 @@ export interface Area {
   provisioningSteps?(deps: AreaDeps): ProvisioningStep[];
   /** Runs inside the transaction that creates an account (also during sign-up). */
   onAccountCreate?(ctx: WriteContext, account: Row, deps: AreaDeps): Promise<void>;
-  /** References to views this area keeps (see ViewReference); a function when they need the deps (the SQL dialect). */
-  viewReferences?: ViewReference[] | ((deps: AreaDeps) => ViewReference[]);
+  /** References to other areas' rows this area keeps (see Reference); a function when they need the deps. */
+  references?: Reference[] | ((deps: AreaDeps) => Reference[]);
 }

@@ -100,5 +100,5 @@ export const settingsArea: Area = {
       },
     },
   ],
-  viewReferences: [viewSettingsReference],
+  references: [viewSettingsReference],
 };

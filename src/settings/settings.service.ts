@@ -290,6 +290,7 @@ export function createSettingsService(deps: SettingsDeps) {
 
 /** What a view's deletion does to its overrides: counted for the refusal, deleted with `force`. */
 export const viewSettingsReference = {
+  target: 'views',
   describe: 'settings (per-view overrides)',
   async count(db: Kysely<any>, websiteId: string, viewId: string): Promise<number> {
     const row = await db

@@ -4,6 +4,7 @@ import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
+import type { Reference } from '../platform/area.js';
 
 /**
  * The CSS variables every theme knows, with the values a new website starts with. Themes may
@@ -35,6 +36,27 @@ const REFERENCES: ReadonlyArray<{ field: string; table: string; what: string }> 
   { field: 'main_menu_id', table: 'navigation_menus', what: 'a navigation menu' },
   { field: 'footer_block_id', table: 'cms_blocks', what: 'a CMS block' },
 ];
+
+/**
+ * What a Delete of a referenced row does to the theme: the field is cleared (the site falls back to
+ * no logo, no footer, ...), like WordPress's custom logo when its image is deleted.
+ */
+export const themeReferences: Reference[] = REFERENCES.map(({ field, table }) => ({
+  target: table,
+  describe: `theme.${field}`,
+  async count(db, websiteId, id) {
+    const row = await db.selectFrom('themes').select('id').where('id', '=', websiteId).where(field, '=', id).executeTakeFirst();
+    return row ? 1 : 0;
+  },
+  async detach(db, websiteId, id, now) {
+    await db
+      .updateTable('themes')
+      .set((eb) => ({ [field]: null, revision: eb('revision', '+', 1), update_time: now }))
+      .where('id', '=', websiteId)
+      .where(field, '=', id)
+      .execute();
+  },
+}));
 
 function variableViolations(variables: Record<string, unknown>): FieldViolation[] {
   const violations: FieldViolation[] = [];

@@ -1,5 +1,5 @@
 import { read, write } from '../platform/auth/rights.js';
-import type { ProvisioningStep, ViewReference } from '../platform/area.js';
+import type { ProvisioningStep, Reference } from '../platform/area.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
@@ -38,7 +38,8 @@ async function checkFallback(ctx: WriteContext, row: Row): Promise<void> {
 }
 
 /** Other views that fall back to a view: the one reference the views area keeps itself. */
-const fallbackReference: ViewReference = {
+export const fallbackReference: Reference = {
+  target: 'views',
   describe: 'views.fallback_view_id',
   async count(db, websiteId, viewId) {
     const row = await db
@@ -63,7 +64,7 @@ const fallbackReference: ViewReference = {
  * Views: the locales (store views) a website answers in. Every website has exactly one default
  * view, created at provisioning from `default_language` with an empty `url_prefix`.
  */
-export function viewResource(deps: { dialect: SqlDialect; references: () => ViewReference[] }): ResourceDecl {
+export function viewResource(deps: { dialect: SqlDialect; references: () => Reference[] }): ResourceDecl {
   const { dialect } = deps;
   return {
     collection: 'views',
@@ -116,19 +117,17 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => View
       },
       async beforeDelete(ctx, row, force) {
         if (row.is_default) throw new FailedPrecondition('VIEW_IS_DEFAULT', 'the default view cannot be deleted; make another view the default first');
-        const all = [fallbackReference, ...deps.references()];
-        if (!force) {
-          const used: string[] = [];
-          for (const reference of all) {
-            const n = await reference.count(ctx.trx, row.website_id, row.id);
-            if (n > 0) used.push(`${reference.describe} (${n})`);
-          }
-          if (used.length) {
-            throw new FailedPrecondition('VIEW_IN_USE', `the view is still referenced by ${used.join(', ')}; pass force=true to detach those references and delete it`);
-          }
-          return;
+        // Unless forced, refuse while anything points at the view; the engine then detaches every
+        // reference (`Reference.detach`) in this transaction.
+        if (force) return;
+        const used: string[] = [];
+        for (const reference of deps.references()) {
+          const n = await reference.count(ctx.trx, row.website_id, row.id);
+          if (n > 0) used.push(`${reference.describe} (${n})`);
         }
-        for (const reference of all) await reference.detach(ctx.trx, row.website_id, row.id, ctx.now);
+        if (used.length) {
+          throw new FailedPrecondition('VIEW_IN_USE', `the view is still referenced by ${used.join(', ')}; pass force=true to detach those references and delete it`);
+        }
       },
       present(row, resource) {
         resource.url_prefix = row.url_prefix ?? '';

@@ -152,3 +152,26 @@ describe('customer-group versions of a page', () => {
     expectInvalid(await resolve(page, { customer_group_id: temp }), 'customer_group_id');
   });
 });
+
+describe('deleting a customer group', () => {
+  it('removes it from every version’s customer_group_ids in the same Delete; a version that named only it is switched off', async () => {
+    const group = async (name: string) =>
+      expectStatus(await t.request('POST', `${API}/websites/${alice.websiteId}/customer_groups`, { token: alice.token, body: { display_name: name } }), 201).id;
+    const doomed = await group('Doomed');
+    const kept = await group('Kept');
+    const page = await createPage();
+    const shared = await addVersion(page, { customer_group_ids: [doomed, kept], priority: 1, content: '<p>Shared</p>' });
+    const only = await addVersion(page, { customer_group_ids: [doomed], priority: 2, content: '<p>Only doomed</p>' });
+
+    expect((await t.request('DELETE', `${API}/websites/${alice.websiteId}/customer_groups/${doomed}`, { token: alice.token })).statusCode).toBe(204);
+
+    const sharedAfter = expectStatus(await t.request('GET', `${API}/${shared.name}`, { token: alice.token }), 200);
+    expect(sharedAfter.customer_group_ids).toEqual([kept]);
+    expect(sharedAfter.etag).not.toBe(shared.etag);
+    const onlyAfter = expectStatus(await t.request('GET', `${API}/${only.name}`, { token: alice.token }), 200);
+    expect(onlyAfter.customer_group_ids).toEqual([]);
+    expect(onlyAfter.is_active).toBe(false);
+    const asKept = expectStatus(await resolve(page, { customer_group_id: kept }), 200);
+    expect(asKept.cms_page_group_id).toBe(shared.id);
+  });
+});

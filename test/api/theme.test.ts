@@ -89,16 +89,6 @@ describe('variables', () => {
   });
 });
 
-/**
- * The referenced collections (media, navigation menus, CMS blocks) arrive with other areas; these
- * tests run once those collections are mounted and are reported skipped until then.
- */
-const mounted = async (operationId: string) => {
-  const doc = (await t.request('GET', `${API}/openapi.json`)).json();
-  return Object.values<any>(doc.paths).some((item) => Object.values<any>(item).some((op) => op?.operationId === operationId));
-};
-const referencedCollectionsMounted = async () =>
-  (await mounted('ListMedia')) && (await mounted('ListNavigationMenus')) && (await mounted('ListCmsBlocks'));
 const createBlock = async (user: TestUser, identifier: string) =>
   expectStatus(
     await t.request('POST', `${API}/websites/${user.websiteId}/cms_blocks`, { token: user.token, body: { identifier, title: 'Footer', content: '<p>Footer</p>' } }),
@@ -123,8 +113,7 @@ const uploadImage = async (user: TestUser) => {
 };
 
 describe('references', () => {
-  it('a missing id for logo, favicon, main menu or footer block is INVALID_ARGUMENT naming each field; nothing is written', async (ctx) => {
-    if (!(await referencedCollectionsMounted())) ctx.skip();
+  it('a missing id for logo, favicon, main menu or footer block is INVALID_ARGUMENT naming each field; nothing is written', async () => {
     const before = expectStatus(await get(), 200);
     const res = await patch({ logo_media_id: 'nope', favicon_media_id: 'nope2', main_menu_id: 'nope3', footer_block_id: 'nope4' });
     const error = expectInvalid(res, 'logo_media_id');
@@ -137,8 +126,7 @@ describe('references', () => {
     expect(expectStatus(await get(), 200)).toEqual(before);
   });
 
-  it('provisioning links the main menu; rows of the same website are accepted', async (ctx) => {
-    if (!(await referencedCollectionsMounted())) ctx.skip();
+  it('provisioning links the main menu; rows of the same website are accepted', async () => {
     expect(expectStatus(await get(), 200).main_menu_id).toBe('main');
     const block = await createBlock(alice, 'footer');
     const image = await uploadImage(alice);
@@ -146,14 +134,35 @@ describe('references', () => {
     expect(updated).toMatchObject({ footer_block_id: block.id, logo_media_id: image.id, favicon_media_id: image.id, main_menu_id: 'main' });
   });
 
-  it('ids of another website’s block, image or menu are refused like missing ones and never followed', async (ctx) => {
-    if (!(await referencedCollectionsMounted())) ctx.skip();
+  it('ids of another website’s block, image or menu are refused like missing ones and never followed', async () => {
     const before = expectStatus(await get(), 200);
     const block = await createBlock(bob, 'bob-footer');
     const image = await uploadImage(bob);
     expectInvalid(await patch({ footer_block_id: block.id }), 'footer_block_id');
     expectInvalid(await patch({ logo_media_id: image.id }), 'logo_media_id');
     expect(expectStatus(await get(), 200)).toEqual(before);
+  });
+
+  it('deleting the referenced block, image or menu clears the field in the same Delete (no id of a deleted row is left)', async () => {
+    const block = await createBlock(alice, 'footer-to-delete');
+    const image = await uploadImage(alice);
+    const menu = expectStatus(
+      await t.request('POST', `${API}/websites/${alice.websiteId}/navigation_menus`, { token: alice.token, body: { identifier: 'doomed-menu', display_name: 'Doomed' } }),
+      201,
+    );
+    const linked = expectStatus(await patch({ footer_block_id: block.id, logo_media_id: image.id, main_menu_id: menu.id }), 200);
+    const remove = async (url: string) => expect((await t.request('DELETE', url, { token: alice.token })).statusCode).toBe(204);
+
+    await remove(`${API}/websites/${alice.websiteId}/cms_blocks/${block.id}`);
+    const afterBlock = expectStatus(await get(), 200);
+    expect(afterBlock.footer_block_id).toBeUndefined();
+    expect(afterBlock.etag).not.toBe(linked.etag);
+    await remove(`${API}/websites/${alice.websiteId}/media/${image.id}`);
+    expect(expectStatus(await get(), 200).logo_media_id).toBeUndefined();
+    await remove(`${API}/websites/${alice.websiteId}/navigation_menus/${menu.id}`);
+    const after = expectStatus(await get(), 200);
+    expect(after.main_menu_id).toBeUndefined();
+    expect(after.variables).toEqual(linked.variables);
   });
 });
 
