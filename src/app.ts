@@ -94,16 +94,20 @@ export async function buildApp(opts: {
     database,
     pageTokens: createPageTokenCodec(config.jwtSecret),
     onDeleting: async (trx: Transaction<any>, table: string, row: Row, now: number) => {
-      if (!row.website_id) return;
-      for (const reference of referencesTo(table)) await reference.detach(trx, row.website_id, row.id, now);
+      if (row.website_id) for (const reference of referencesTo(table)) await reference.detach(trx, row.website_id, row.id, now);
+      // Rows of deleted websites go by foreign-key cascade, their blobs by prefix once the delete
+      // committed: the website's own (media), and for an account its AI artifacts too.
+      const owner = table === 'accounts' ? 'account_id' : table === 'projects' ? 'project_id' : table === 'websites' ? 'id' : undefined;
+      if (!owner) return;
+      const websites = await trx.selectFrom('websites').select('id').where(owner, '=', row.id).execute();
+      const prefixes = [...websites.map((w) => `websites/${w.id}`), ...(table === 'accounts' ? [`accounts/${row.id}`] : [])];
+      return async () => {
+        for (const prefix of prefixes) {
+          await blobs.deletePrefix(prefix).catch((err) => app.log.error({ err, prefix }, 'could not remove the blobs of a deleted resource'));
+        }
+      };
     },
-    onDeleted: async (table: string, id: string) => {
-      access.forgetRoot(table, id);
-      // A deleted website's rows go by foreign-key cascade; its blobs (media) by their prefix.
-      if (table === 'websites') {
-        await blobs.deletePrefix(`websites/${id}`).catch((err) => app.log.error({ err, website: id }, 'could not remove the blobs of a deleted website'));
-      }
-    },
+    onDeleted: async (table: string, id: string) => access.forgetRoot(table, id),
   };
 
   const services: Record<string, ResourceService> = {};

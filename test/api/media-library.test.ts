@@ -147,8 +147,7 @@ describe('delete', () => {
 
 describe('website delete', () => {
   it('deleting a website removes its media rows and every blob under the website', async () => {
-    const carol = await t.signUp();
-    await t.waitForOperation(carol.operation, carol.token);
+    const carol = await t.signUpProvisioned();
     const folder = await folderIn(carol, 'Holiday');
     await folderIn(carol, 'Empty');
     const media = await upload(t, carol.token, carol.websiteId, 'c.jpg', await jpeg(20, 20), { folder_id: folder.id });
@@ -157,5 +156,17 @@ describe('website delete', () => {
     expectNoBody(await t.request('DELETE', `${API}/websites/${carol.websiteId}`, { token: carol.token }), 204);
     await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
     expectError(await publicGet(t, publicUrl(carol.websiteId, media.id)), 404, 'NOT_FOUND');
+  });
+
+  it('a forced account Delete (cascading to its projects and websites) removes every blob of those websites', async () => {
+    const dave = await t.signUpProvisioned();
+    const media = await upload(t, dave.token, dave.websiteId, 'd.jpg', await jpeg(20, 20));
+    const dir = join(t.config.dataDir, 'blobs', 'websites', dave.websiteId);
+    expect(await readdir(join(dir, 'media', media.id))).toEqual(['original']);
+    // Without force the account still has projects: nothing is deleted, the blobs stay.
+    expectError(await t.request('DELETE', `${API}/accounts/${dave.accountId}`, { token: dave.token }), 400, 'FAILED_PRECONDITION');
+    expect(await readdir(join(dir, 'media', media.id))).toEqual(['original']);
+    expectNoBody(await t.request('DELETE', `${API}/accounts/${dave.accountId}?force=true`, { token: dave.token }), 204);
+    await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
   });
 });

@@ -95,9 +95,10 @@ export interface EngineDeps {
   pageTokens: PageTokenCodec;
   /**
    * Called inside a Delete's transaction, after `beforeDelete`: other areas drop what points at the
-   * row (see `Reference` in platform/area.ts), so no id of a deleted row is left behind.
+   * row (see `Reference` in platform/area.ts), so no id of a deleted row is left behind. May answer
+   * work to run once the Delete committed (removing blobs of what the delete cascades to).
    */
-  onDeleting?(trx: Transaction<any>, table: string, row: Row, now: number): Promise<void>;
+  onDeleting?(trx: Transaction<any>, table: string, row: Row, now: number): Promise<void | (() => Promise<void>)>;
   /** Called after a delete commits, so caches of addressable roots forget the row. */
   onDeleted?(table: string, id: string): void;
 }
@@ -586,7 +587,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         const previous = await load(trx, ctx, params, true);
         await checkIfMatch(trx, opts.ifMatch, previous);
         await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
-        await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
+        const afterDelete = await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
+        if (afterDelete) pending.push(afterDelete);
         await byKey(trx.deleteFrom(decl.table), previous).execute();
         pending.push(() => deps.onDeleted?.(decl.table, previous.id));
       });
