@@ -1,7 +1,6 @@
 import type { SqlDialect } from '../platform/db/database.js';
 import { read, write } from '../platform/auth/rights.js';
-import { AlreadyExists } from '../platform/errors.js';
-import type { FieldDecl, ResourceDecl, WriteContext, Row } from '../platform/resource/declaration.js';
+import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
 import { checkViewIds, visibleViewIdsField } from './cms.service.js';
 import { MAX_CONTENT_LENGTH } from './cms-page.resource.js';
 import { sanitizeFields } from './content-html.js';
@@ -21,17 +20,6 @@ export const BLOCK_CONTENT_FIELDS: Record<string, FieldDecl> = {
     maxLength: MAX_CONTENT_LENGTH,
   },
 };
-
-async function checkIdentifierFree(ctx: WriteContext, row: Row): Promise<void> {
-  const taken = await ctx.trx
-    .selectFrom('cms_blocks')
-    .select('id')
-    .where('website_id', '=', row.website_id)
-    .where('identifier', '=', row.identifier)
-    .where('id', '!=', row.id)
-    .executeTakeFirst();
-  if (taken) throw new AlreadyExists(`identifier "${row.identifier}" is used by block ${taken.id}`, 'identifier');
-}
 
 /** CMS blocks: reusable content addressed by `identifier` (unique per website), with per-view overlays. */
 export function cmsBlockResource(deps: { dialect: SqlDialect; resolver: PageResolver }): ResourceDecl {
@@ -55,6 +43,7 @@ export function cmsBlockResource(deps: { dialect: SqlDialect; resolver: PageReso
         pattern: IDENTIFIER_PATTERN,
         maxLength: 128,
         trim: true,
+        uniqueInParent: true,
       },
       ...BLOCK_CONTENT_FIELDS,
       title: { ...BLOCK_CONTENT_FIELDS.title, behavior: ['REQUIRED'] },
@@ -71,12 +60,10 @@ export function cmsBlockResource(deps: { dialect: SqlDialect; resolver: PageReso
       async beforeCreate(ctx, row) {
         sanitizeFields(row, ['content']);
         await checkViewIds(ctx, dialect, row);
-        await checkIdentifierFree(ctx, row);
       },
-      async beforeUpdate(ctx, next, previous) {
+      async beforeUpdate(ctx, next) {
         if (ctx.updatedPaths.includes('content')) sanitizeFields(next, ['content']);
         if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
-        if (next.identifier !== previous.identifier) await checkIdentifierFree(ctx, next);
       },
     },
     customMethods: [

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { AlreadyExists, InvalidArgument } from '../platform/errors.js';
+import { InvalidArgument } from '../platform/errors.js';
 import type { OperationHandler } from '../platform/jobs/operations.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { compileRule, recomputeGroupMembers } from './customers.repo.js';
@@ -8,17 +8,6 @@ import { CUSTOMER_RIGHTS } from './shared.js';
 
 /** Operation type that recomputes the members of one DYNAMIC group after its rule was saved. */
 export const RECOMPUTE_CUSTOMER_GROUP = 'RECOMPUTE_CUSTOMER_GROUP';
-
-async function checkUniqueName(ctx: WriteContext, row: Row): Promise<void> {
-  const taken = await ctx.trx
-    .selectFrom('customer_groups')
-    .select('id')
-    .where('website_id', '=', row.website_id)
-    .where('display_name', '=', row.display_name)
-    .where('id', '!=', row.id)
-    .executeTakeFirst();
-  if (taken) throw new AlreadyExists(`a customer group named ${JSON.stringify(row.display_name)} already exists on the website`, 'display_name');
-}
 
 /** Customer groups (SPEC 2.14): MANUAL by hand, DYNAMIC by rule. */
 export function customerGroupResource(deps: CustomerAreaDeps): ResourceDecl {
@@ -50,7 +39,7 @@ export function customerGroupResource(deps: CustomerAreaDeps): ResourceDecl {
     collectionPath: 'websites/{website_id}/customer_groups',
     itemPath: 'websites/{website_id}/customer_groups/{customer_group_id}',
     fields: {
-      display_name: { type: 'string', description: 'Unique on the website.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
+      display_name: { type: 'string', description: 'Unique on the website.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true, uniqueInParent: true },
       description: { type: 'string', description: 'Free text.', maxLength: 2000 },
       type: { type: 'enum', description: 'MANUAL (default) or DYNAMIC; fixed at creation.', behavior: ['IMMUTABLE'], values: ['MANUAL', 'DYNAMIC'], default: 'MANUAL' },
       rule: {
@@ -77,12 +66,10 @@ export function customerGroupResource(deps: CustomerAreaDeps): ResourceDecl {
     hooks: {
       async beforeCreate(ctx, row) {
         checkRule(row);
-        await checkUniqueName(ctx, row);
         if (row.rule) await startRecompute(ctx, row);
       },
       async beforeUpdate(ctx, next, previous) {
         checkRule(next);
-        if (next.display_name !== previous.display_name) await checkUniqueName(ctx, next);
         if ((next.rule ?? null) !== (previous.rule ?? null)) await startRecompute(ctx, next);
       },
       present(row, resource) {

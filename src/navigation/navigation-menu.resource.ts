@@ -1,20 +1,8 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import { AlreadyExists } from '../platform/errors.js';
-import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import type { ResourceDecl } from '../platform/resource/declaration.js';
 import { checkViewIds, visibleViewIdsField } from '../cms/cms.service.js';
 import { IDENTIFIER_PATTERN } from '../cms/cms-block.resource.js';
-
-async function checkIdentifierFree(ctx: WriteContext, row: Row): Promise<void> {
-  const taken = await ctx.trx
-    .selectFrom('navigation_menus')
-    .select('id')
-    .where('website_id', '=', row.website_id)
-    .where('identifier', '=', row.identifier)
-    .where('id', '!=', row.id)
-    .executeTakeFirst();
-  if (taken) throw new AlreadyExists(`identifier "${row.identifier}" is used by menu ${taken.id}`, 'identifier');
-}
 
 /** Navigation menus: `websites/{w}/navigation_menus/{m}`; their items are a tree under `…/items`. */
 export function navigationMenuResource(deps: { dialect: SqlDialect }): ResourceDecl {
@@ -37,6 +25,7 @@ export function navigationMenuResource(deps: { dialect: SqlDialect }): ResourceD
         pattern: IDENTIFIER_PATTERN,
         maxLength: 128,
         trim: true,
+        uniqueInParent: true,
       },
       visible_view_ids: visibleViewIdsField('menu'),
     },
@@ -49,11 +38,9 @@ export function navigationMenuResource(deps: { dialect: SqlDialect }): ResourceD
     hooks: {
       async beforeCreate(ctx, row) {
         await checkViewIds(ctx, dialect, row);
-        await checkIdentifierFree(ctx, row);
       },
-      async beforeUpdate(ctx, next, previous) {
+      async beforeUpdate(ctx, next) {
         if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
-        if (next.identifier !== previous.identifier) await checkIdentifierFree(ctx, next);
       },
     },
   };

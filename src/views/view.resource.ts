@@ -1,6 +1,6 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { ProvisioningStep, Reference } from '../platform/area.js';
-import { AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
+import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { newId } from '../platform/resource/ids.js';
@@ -10,17 +10,6 @@ import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
 const URL_PREFIX_PATTERN = '^(?:|[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)$';
 /** Views per website: a locale switcher with more entries is not a use case we know of. */
 export const MAX_VIEWS_PER_WEBSITE = 50;
-
-async function checkUrlPrefixFree(ctx: WriteContext, websiteId: string, prefix: string, ownId: string): Promise<void> {
-  const taken = await ctx.trx
-    .selectFrom('views')
-    .select('id')
-    .where('website_id', '=', websiteId)
-    .where('url_prefix', '=', prefix)
-    .where('id', '!=', ownId)
-    .executeTakeFirst();
-  if (taken) throw new AlreadyExists(`url_prefix "${prefix}" is used by view ${taken.id}`, 'url_prefix');
-}
 
 /** The fallback must be another view of the same website, and following fallbacks must never come back. */
 async function checkFallback(ctx: WriteContext, row: Row): Promise<void> {
@@ -84,6 +73,7 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
         pattern: URL_PREFIX_PATTERN,
         maxLength: 32,
         trim: true,
+        uniqueInParent: true,
       },
       fallback_view_id: { type: 'string', description: 'View whose content shows where this view has none; a view of the same website, never forming a cycle.', maxLength: 64 },
       is_default: { type: 'boolean', description: 'Whether this is the website default view (set by `:make_default`).', behavior: ['OUTPUT_ONLY'], default: false },
@@ -106,12 +96,10 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
           throw new FailedPrecondition('VIEW_LIMIT', `a website has at most ${MAX_VIEWS_PER_WEBSITE} views`);
         }
         if (row.url_prefix === null || row.url_prefix === undefined) row.url_prefix = String(row.locale).toLowerCase();
-        await checkUrlPrefixFree(ctx, row.website_id, row.url_prefix, row.id);
         await checkFallback(ctx, row);
       },
       async beforeUpdate(ctx, next, previous) {
         if (next.url_prefix === null) next.url_prefix = previous.is_default ? '' : String(next.locale).toLowerCase();
-        if (next.url_prefix !== previous.url_prefix) await checkUrlPrefixFree(ctx, next.website_id, next.url_prefix, next.id);
         if (next.fallback_view_id !== previous.fallback_view_id) await checkFallback(ctx, next);
         if (previous.is_default && !next.is_active) throw InvalidArgument.field('is_active', 'the default view cannot be switched off');
       },

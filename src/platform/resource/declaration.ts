@@ -33,6 +33,12 @@ export interface FieldDecl {
   column?: string | false;
   /** Refuse empty or whitespace-only strings. */
   notBlank?: boolean;
+  /**
+   * Unique among the rows of the same parent (a website's block `identifier`): a Create or an Update
+   * that would repeat another row's value answers ALREADY_EXISTS naming the field. Back it with a
+   * unique index for concurrent writes.
+   */
+  uniqueInParent?: boolean;
   /** Trim surrounding whitespace before validation. */
   trim?: boolean;
   /** Store lowercase (after trimming), and compare filter values on the field lowercase too. */

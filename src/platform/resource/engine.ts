@@ -184,6 +184,19 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return q;
   }
 
+  const uniqueFields = fields.filter(([, field]) => field.uniqueInParent);
+  /** ALREADY_EXISTS when a `uniqueInParent` field repeats another row's value under the same parent. */
+  async function checkUnique(trx: Transaction<any>, row: Row, previous?: Row): Promise<void> {
+    for (const [name, field] of uniqueFields) {
+      const column = columnOf(name, field);
+      if (!column || row[column] === null || row[column] === undefined || (previous && previous[column] === row[column])) continue;
+      let query = trx.selectFrom(decl.table).select('id').where(column, '=', row[column]).where('id', '!=', row.id);
+      for (const p of collectionParams) query = query.where(p, '=', row[p]);
+      const taken = await query.executeTakeFirst();
+      if (taken) throw new AlreadyExists(`${name} ${JSON.stringify(row[column])} is already used by ${decl.singular} ${taken.id}`, name);
+    }
+  }
+
   /**
    * NOT_FOUND when the parent named by the last collection parameter is missing (nested collections):
    * on List's first page, Create (and upserts), and every load, so rows kept after their parent is
@@ -383,6 +396,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
     await hooks.beforeCreate?.(wctx, row);
+    await checkUnique(trx, row);
     if (opts.id) {
       const taken = await byKey(trx.selectFrom(decl.table).select('id'), row).executeTakeFirst();
       if (taken) throw new AlreadyExists(`${decl.singular} ${row.id} already exists`, 'id');
@@ -566,6 +580,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         throwViolations(violations);
         const wctx = writeContext(ctx, trx, params, pending, input, paths);
         await hooks.beforeUpdate?.(wctx, next, previous);
+        await checkUnique(trx, next, previous);
         const persisted = await persist(trx, ctx, next, previous);
         await hooks.afterUpdate?.(wctx, persisted, previous);
         return { resource: await presentOne(trx, persisted), created: false };
