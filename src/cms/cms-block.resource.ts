@@ -1,7 +1,6 @@
-import type { SqlDialect } from '../platform/db/database.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import { checkViewIds, visibleViewIdsField } from './cms.service.js';
+import { visibleViewIdsField } from './cms.service.js';
 import { MAX_CONTENT_LENGTH } from './cms-page.resource.js';
 import { sanitizeFields } from './content-html.js';
 import { resolvedBlockSchema, type PageResolver } from './resolve.js';
@@ -22,8 +21,7 @@ export const BLOCK_CONTENT_FIELDS: Record<string, FieldDecl> = {
 };
 
 /** CMS blocks: reusable content addressed by `identifier` (unique per website), with per-view overlays. */
-export function cmsBlockResource(deps: { dialect: SqlDialect; resolver: PageResolver }): ResourceDecl {
-  const { dialect } = deps;
+export function cmsBlockResource(deps: { resolver: PageResolver }): ResourceDecl {
   return {
     collection: 'cms_blocks',
     singular: 'CmsBlock',
@@ -59,11 +57,9 @@ export function cmsBlockResource(deps: { dialect: SqlDialect; resolver: PageReso
     hooks: {
       async beforeCreate(ctx, row) {
         sanitizeFields(row, ['content']);
-        await checkViewIds(ctx, dialect, row);
       },
       async beforeUpdate(ctx, next) {
         if (ctx.updatedPaths.includes('content')) sanitizeFields(next, ['content']);
-        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
       },
     },
     customMethods: [

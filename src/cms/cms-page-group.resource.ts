@@ -3,24 +3,19 @@ import type { Reference } from '../platform/area.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
-import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { checkViewIds, idListReference, visibleViewIdsField, visibleViewsReference } from './cms.service.js';
+import type { FieldDecl, ResourceDecl, Row } from '../platform/resource/declaration.js';
+import { idListReference, visibleViewIdsField, visibleViewsReference } from './cms.service.js';
 import { PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { sanitizeFields } from './content-html.js';
 
 /** Customer groups one version can name. */
 const MAX_GROUPS_PER_VERSION = 100;
 
-/** Each id must be a customer group of the same website (else INVALID_ARGUMENT); stored without duplicates. */
-async function checkCustomerGroups(ctx: WriteContext, dialect: SqlDialect, row: Row): Promise<string[]> {
-  const ids = [...new Set(dialect.readJson<string[]>(row.customer_group_ids) ?? [])];
-  if (ids.length === 0) throw InvalidArgument.field('customer_group_ids', 'must name at least one customer group');
-  row.customer_group_ids = dialect.json(ids);
-  const found = await ctx.trx.selectFrom('customer_groups').select('id').where('website_id', '=', row.website_id).where('id', 'in', ids).execute();
-  const known = new Set(found.map((g) => g.id as string));
-  const unknown = ids.filter((id) => !known.has(id));
-  if (unknown.length) throw InvalidArgument.field('customer_group_ids', `${unknown.join(', ')} is not a customer group of this website`);
-  return ids;
+/** A version names at least one customer group (the engine checks they are groups of the website). */
+function checkSomeGroup(dialect: SqlDialect, row: Row): void {
+  if ((dialect.readJson<string[]>(row.customer_group_ids) ?? []).length === 0) {
+    throw InvalidArgument.field('customer_group_ids', 'must name at least one customer group');
+  }
 }
 
 /**
@@ -99,6 +94,7 @@ export function cmsPageGroupResource(deps: { dialect: SqlDialect }): ResourceDec
         maxItems: MAX_GROUPS_PER_VERSION,
         itemMinLength: 1,
         itemMaxLength: 64,
+        refersTo: { table: 'customer_groups', what: 'a customer group' },
       },
       priority: { type: 'integer', description: 'Higher wins when several versions match a visitor. Default 0.', minimum: -1_000_000, maximum: 1_000_000, default: 0 },
       is_active: { type: 'boolean', description: 'An inactive version never wins. Default true.', default: true },
@@ -114,16 +110,14 @@ export function cmsPageGroupResource(deps: { dialect: SqlDialect }): ResourceDec
     hooks: {
       async beforeCreate(ctx, row) {
         sanitizeFields(row, RICH_TEXT);
-        await checkCustomerGroups(ctx, dialect, row);
-        await checkViewIds(ctx, dialect, row);
+        checkSomeGroup(dialect, row);
       },
       async afterCreate(ctx, row) {
         await writeMembers(ctx.trx, dialect, row);
       },
       async beforeUpdate(ctx, next) {
         sanitizeFields(next, RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)));
-        if (ctx.updatedPaths.includes('customer_group_ids')) await checkCustomerGroups(ctx, dialect, next);
-        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
+        if (ctx.updatedPaths.includes('customer_group_ids')) checkSomeGroup(dialect, next);
         if (['customer_group_ids', 'visible_view_ids', 'priority', 'is_active'].some((f) => ctx.updatedPaths.includes(f))) {
           await writeMembers(ctx.trx, dialect, next);
         }

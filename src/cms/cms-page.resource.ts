@@ -2,7 +2,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import { checkUrlKeyFree, checkViewIds, slugOf, visibleViewIdsField } from './cms.service.js';
+import { checkUrlKeyFree, slugOf, visibleViewIdsField } from './cms.service.js';
 import { sanitizeFields } from './content-html.js';
 import { resolvedPageSchema, type PageResolver } from './resolve.js';
 
@@ -78,13 +78,11 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
       async beforeCreate(ctx, row) {
         sanitizeFields(row, RICH_TEXT);
         if (!row.url_key) row.url_key = slugOf(row.title);
-        await checkViewIds(ctx, dialect, row);
         await checkUrlKeyFree(ctx, dialect, row);
       },
       async beforeUpdate(ctx, next, previous) {
         sanitizeFields(next, RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)));
         if (!next.url_key) next.url_key = slugOf(next.title);
-        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
         if (next.url_key !== previous.url_key || next.visible_view_ids !== previous.visible_view_ids) await checkUrlKeyFree(ctx, dialect, next);
       },
       async beforeDelete(ctx, row, force) {

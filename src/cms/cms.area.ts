@@ -83,7 +83,7 @@ export const cmsArea: Area = {
         dialect,
       }),
       cmsPageGroupResource({ dialect }),
-      cmsBlockResource({ dialect, resolver: blockResolver }),
+      cmsBlockResource({ resolver: blockResolver }),
       overlayResource({
         singular: 'CmsBlockView',
         table: 'cms_block_views',

@@ -1,6 +1,6 @@
 import type { Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import { AlreadyExists, InvalidArgument, NotFound } from '../platform/errors.js';
+import { AlreadyExists, NotFound } from '../platform/errors.js';
 import type { FieldDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 
 /** Most views a `visible_view_ids` list can name (a website has at most 50 views). */
@@ -17,22 +17,8 @@ export const visibleViewIdsField = (what: string): FieldDecl => ({
   itemMinLength: 1,
   itemMaxLength: 64,
   default: [],
+  refersTo: { table: 'views', what: 'a view' },
 });
-
-/**
- * Checks that every id of a stored `visible_view_ids` list is a view of the website (one indexed
- * query) and stores the list without duplicates. Another website's view id is INVALID_ARGUMENT.
- */
-export async function checkViewIds(ctx: WriteContext, dialect: SqlDialect, row: Row, column = 'visible_view_ids'): Promise<string[]> {
-  const ids = [...new Set(dialect.readJson<string[]>(row[column]) ?? [])];
-  row[column] = dialect.json(ids);
-  if (ids.length === 0) return ids;
-  const found = await ctx.trx.selectFrom('views').select('id').where('website_id', '=', row.website_id).where('id', 'in', ids).execute();
-  const known = new Set(found.map((v) => v.id as string));
-  const unknown = ids.filter((id) => !known.has(id));
-  if (unknown.length) throw InvalidArgument.field(column, `${unknown.join(', ')} is not a view of this website`);
-  return ids;
-}
 
 /** The view an overlay (id = view id) overlays must be a view of the overlaid resource's website. */
 export async function checkOverlaidView(ctx: WriteContext, websiteId: string, viewId: string): Promise<void> {

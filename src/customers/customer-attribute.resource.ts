@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, type FieldViolation } from '../platform/errors.js';
-import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { ATTRIBUTE_TYPES, SELECT_TYPES, TEXT_CAP, TEXT_TYPES } from './attribute-values.js';
 import { countOnWebsite, lockWebsite } from './customers.repo.js';
 import { appendSortOrder } from '../platform/resource/ordering.js';
@@ -75,18 +75,6 @@ function checkWhole(row: Row, dialect: CustomerAreaDeps['database']['dialect']):
   if (violations.length) throw new InvalidArgument(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
 }
 
-/** `group_id` must name a section of the same website. */
-async function checkGroup(ctx: WriteContext, row: Row): Promise<void> {
-  if (row.group_id === null || row.group_id === undefined) return;
-  const found = await ctx.trx
-    .selectFrom('customer_attribute_groups')
-    .select('id')
-    .where('website_id', '=', row.website_id)
-    .where('id', '=', row.group_id)
-    .executeTakeFirst();
-  if (!found) throw InvalidArgument.field('group_id', `${row.group_id} is not a customer attribute section of this website`);
-}
-
 /** Fields the website adds to its customers (SPEC 2.13). */
 export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl {
   const { dialect } = deps.database;
@@ -121,7 +109,7 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
       max_length: { type: 'integer', description: 'TEXT/TEXTAREA only: longest value; at most 1024 for TEXT, 8192 for TEXTAREA (the default when unset).', minimum: 1, maximum: 8192 },
       min_value: { type: 'number', description: 'NUMBER only: smallest value.' },
       max_value: { type: 'number', description: 'NUMBER only: largest value.' },
-      group_id: { type: 'string', description: 'Section (`customer_attribute_groups` id); absent means the default section.', maxLength: 64 },
+      group_id: { type: 'string', description: 'Section (`customer_attribute_groups` id of the same website); absent means the default section.', maxLength: 64, refersTo: { table: 'customer_attribute_groups', what: 'a customer attribute section' } },
       sort_order: SORT_ORDER_FIELD,
     },
     filterable: ['display_name', 'group_id', 'is_active', 'is_required', 'key', 'show_in_registration', 'type'],
@@ -134,7 +122,6 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
       async beforeCreate(ctx, row) {
         if (RESERVED_KEYS.has(row.key)) throw InvalidArgument.field('key', `${row.key} is a field of the customer itself`);
         checkWhole(row, dialect);
-        await checkGroup(ctx, row);
         await lockWebsite(ctx.trx, dialect, row.website_id);
         const taken = await ctx.trx
           .selectFrom('customer_attributes')
@@ -151,7 +138,6 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
       async beforeUpdate(ctx, next, previous) {
         refuseSortOrderChange(ctx, Number(previous.sort_order));
         checkWhole(next, dialect);
-        if (next.group_id !== previous.group_id) await checkGroup(ctx, next);
       },
       async beforeDelete(ctx, row) {
         // SPEC 4.6: the values go from every customer, set-based, before Delete answers.

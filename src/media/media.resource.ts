@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Transaction } from 'kysely';
 import { read, write } from '../platform/auth/rights.js';
-import { InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
-import { PATH_ID_PATTERN } from '../platform/resource/ids.js';
 
 /** Prefix of every blob of one media: its original and all its variants (Delete removes it whole). */
 export function mediaBlobPrefix(websiteId: string, mediaId: string): string {
@@ -13,16 +10,6 @@ export function mediaBlobPrefix(websiteId: string, mediaId: string): string {
 /** The stored original of a media. */
 export function originalKey(websiteId: string, mediaId: string): string {
   return `${mediaBlobPrefix(websiteId, mediaId)}/original`;
-}
-
-/** Refuses a `folder_id` that is not a folder of this website (another website's folder included). */
-export async function checkFolder(trx: Transaction<any>, websiteId: string, folderId: unknown, field: string): Promise<void> {
-  if (folderId === null || folderId === undefined) return;
-  const id = String(folderId);
-  const found = PATH_ID_PATTERN.test(id)
-    ? await trx.selectFrom('media_folders').select('id').where('website_id', '=', websiteId).where('id', '=', id).executeTakeFirst()
-    : undefined;
-  if (!found) throw InvalidArgument.field(field, `no folder ${id} in this website`);
 }
 
 /** `name.ext` → `name-x7k2q9.ext`: a collision on `filename` gets a random suffix instead of a counter scan. */
@@ -65,7 +52,7 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
       height: output('Pixels of the original after EXIF orientation; only when `is_image`.', 'integer'),
       alt_text: { type: 'string', description: 'Alternative text for the image.', maxLength: 1000, trim: true },
       title: { type: 'string', description: 'Title of the media.', maxLength: 255, trim: true },
-      folder_id: { type: 'string', description: 'The `media_folders` entry holding it; absent at the library root (`filter=folder_id = null`).', maxLength: 64 },
+      folder_id: { type: 'string', description: 'The `media_folders` entry holding it (a folder of the same website); absent at the library root (`filter=folder_id = null`).', maxLength: 64, refersTo: { table: 'media_folders', what: 'a folder' } },
       url: { type: 'string', description: 'Public address of the file (no authentication); add `w`, `h`, `crop`, `q`, `fmt` to transform images.', behavior: ['OUTPUT_ONLY'], column: false },
     },
     filterable: ['alt_text', 'create_time', 'filename', 'folder_id', 'is_image', 'mime_type', 'original_filename', 'title'],
@@ -76,7 +63,6 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
     rights: { read: read('website'), write: write('website') },
     hooks: {
       async beforeCreate(ctx, row) {
-        await checkFolder(ctx.trx, row.website_id, row.folder_id, 'folder_id');
         // A taken name gets a random suffix; a concurrent upload taking it meanwhile fails on the
         // unique index and the upload retries.
         const wanted = row.filename;
@@ -85,11 +71,6 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
           if (!taken) break;
           if (attempt >= 5) throw new Error(`no free filename for ${row.filename}`);
           row.filename = withSuffix(wanted);
-        }
-      },
-      async beforeUpdate(ctx, next, previous) {
-        if (ctx.updatedPaths.includes('folder_id') && next.folder_id !== previous.folder_id) {
-          await checkFolder(ctx.trx, next.website_id, next.folder_id, 'folder_id');
         }
       },
       beforeDelete(ctx, row) {

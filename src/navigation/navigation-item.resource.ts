@@ -1,9 +1,8 @@
 import { read, write } from '../platform/auth/rights.js';
-import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
-import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
-import { checkViewIds, visibleViewIdsField } from '../cms/cms.service.js';
+import { visibleViewIdsField } from '../cms/cms.service.js';
 
 /** Menus are at most 5 levels deep (root 0): deeper menus do not render usably. */
 const MAX_LEVEL = 4;
@@ -17,24 +16,14 @@ const treeOf = (row: Row): TreeSpec => ({
 });
 
 /** Exactly one target: a page of the same website or a URL. */
-async function checkTarget(ctx: WriteContext, row: Row): Promise<void> {
+function checkTarget(row: Row): void {
   const hasPage = row.cms_page_id !== null && row.cms_page_id !== undefined;
   const hasUrl = row.url !== null && row.url !== undefined;
   if (hasPage === hasUrl) throw InvalidArgument.field(hasPage ? 'url' : 'cms_page_id', 'an item links to exactly one of cms_page_id or url');
-  if (hasPage) {
-    const page = await ctx.trx
-      .selectFrom('cms_pages')
-      .select('id')
-      .where('website_id', '=', row.website_id)
-      .where('id', '=', row.cms_page_id)
-      .executeTakeFirst();
-    if (!page) throw InvalidArgument.field('cms_page_id', `${row.cms_page_id} is not a page of this website`);
-  }
 }
 
 /** Navigation items: a tree per menu, `websites/{w}/navigation_menus/{m}/items/{i}`. */
-export function navigationItemResource(deps: { dialect: SqlDialect }): ResourceDecl {
-  const { dialect } = deps;
+export function navigationItemResource(): ResourceDecl {
   return {
     collection: 'items',
     singular: 'NavigationItem',
@@ -53,6 +42,7 @@ export function navigationItemResource(deps: { dialect: SqlDialect }): ResourceD
         type: 'string',
         description: 'Page of the same website the entry links to (else INVALID_ARGUMENT); exactly one of `cms_page_id` and `url`. Deleting the page with `force` deletes the entry.',
         maxLength: 64,
+        refersTo: { table: 'cms_pages', what: 'a page' },
       },
       url: {
         type: 'string',
@@ -82,13 +72,11 @@ export function navigationItemResource(deps: { dialect: SqlDialect }): ResourceD
     rights: { read: read('website'), write: write('website.navigation') },
     hooks: {
       async beforeCreate(ctx, row) {
-        await checkTarget(ctx, row);
-        await checkViewIds(ctx, dialect, row);
+        checkTarget(row);
         await placeNewInTree(ctx.trx, treeOf(row), row);
       },
       async beforeUpdate(ctx, next) {
-        if (ctx.updatedPaths.includes('cms_page_id') || ctx.updatedPaths.includes('url')) await checkTarget(ctx, next);
-        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
+        if (ctx.updatedPaths.includes('cms_page_id') || ctx.updatedPaths.includes('url')) checkTarget(next);
       },
     },
     customMethods: [

@@ -1,12 +1,10 @@
 import { read, write } from '../platform/auth/rights.js';
-import type { SqlDialect } from '../platform/db/database.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
-import { checkViewIds, visibleViewIdsField } from '../cms/cms.service.js';
+import { visibleViewIdsField } from '../cms/cms.service.js';
 import { IDENTIFIER_PATTERN } from '../cms/cms-block.resource.js';
 
 /** Navigation menus: `websites/{w}/navigation_menus/{m}`; their items are a tree under `…/items`. */
-export function navigationMenuResource(deps: { dialect: SqlDialect }): ResourceDecl {
-  const { dialect } = deps;
+export function navigationMenuResource(): ResourceDecl {
   return {
     collection: 'navigation_menus',
     singular: 'NavigationMenu',
@@ -35,13 +33,5 @@ export function navigationMenuResource(deps: { dialect: SqlDialect }): ResourceD
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, validateOnly: true },
     rights: { read: read('website'), write: write('website.navigation') },
-    hooks: {
-      async beforeCreate(ctx, row) {
-        await checkViewIds(ctx, dialect, row);
-      },
-      async beforeUpdate(ctx, next) {
-        if (ctx.updatedPaths.includes('visible_view_ids')) await checkViewIds(ctx, dialect, next);
-      },
-    },
   };
 }

@@ -47,7 +47,7 @@ export const mainMenuStep = (dialect: SqlDialect): ProvisioningStep => ({
 /** Navigation menus and their item trees. */
 export const navigationArea: Area = {
   name: 'navigation',
-  resources: (deps) => [navigationMenuResource({ dialect: deps.database.dialect }), navigationItemResource({ dialect: deps.database.dialect })],
+  resources: () => [navigationMenuResource(), navigationItemResource()],
   provisioningSteps: (deps) => [mainMenuStep(deps.database.dialect)],
   references: (deps) => [
     visibleViewsReference('navigation_menus', deps.database.dialect, undefined),

@@ -98,10 +98,10 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
         default: DEFAULT_VARIABLES,
         schema: { additionalProperties: { type: 'string' } },
       },
-      logo_media_id: { type: 'string', description: 'Media item shown as the site logo.', maxLength: 128 },
-      favicon_media_id: { type: 'string', description: 'Media item used as the favicon.', maxLength: 128 },
-      main_menu_id: { type: 'string', description: 'Navigation menu shown as the main menu.', maxLength: 128 },
-      footer_block_id: { type: 'string', description: 'CMS block rendered as the footer.', maxLength: 128 },
+      logo_media_id: { type: 'string', description: 'Media item shown as the site logo.', maxLength: 128, refersTo: { table: 'media', what: 'a media item' } },
+      favicon_media_id: { type: 'string', description: 'Media item used as the favicon.', maxLength: 128, refersTo: { table: 'media', what: 'a media item' } },
+      main_menu_id: { type: 'string', description: 'Navigation menu shown as the main menu.', maxLength: 128, refersTo: { table: 'navigation_menus', what: 'a navigation menu' } },
+      footer_block_id: { type: 'string', description: 'CMS block rendered as the footer.', maxLength: 128, refersTo: { table: 'cms_blocks', what: 'a CMS block' } },
     },
     filterable: [],
     sortable: [],
@@ -110,22 +110,10 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
     options: { validateOnly: true },
     rights: { read: read('website'), write: write('website') },
     hooks: {
-      async beforeUpdate(ctx, next, previous) {
+      async beforeUpdate(ctx, next) {
         const violations: FieldViolation[] = [];
         if (ctx.updatedPaths.includes('variables') && next.variables !== null) {
           violations.push(...variableViolations(deps.dialect.readJson<Record<string, unknown>>(next.variables)));
-        }
-        for (const ref of REFERENCES) {
-          const id = next[ref.field];
-          if (!ctx.updatedPaths.includes(ref.field) || id === null || id === previous[ref.field]) continue;
-          const found = await ctx.trx
-            .selectFrom(ref.table)
-            .select('id')
-            .where('id', '=', id)
-            .where('website_id', '=', ctx.params.website_id)
-            .where('account_id', '=', ctx.access!.accountId)
-            .executeTakeFirst();
-          if (!found) violations.push({ field: ref.field, description: `${id} is not ${ref.what} of this website` });
         }
         if (violations.length) throw new InvalidArgument(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
       },

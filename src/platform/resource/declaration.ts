@@ -39,6 +39,14 @@ export interface FieldDecl {
    * unique index for concurrent writes.
    */
   uniqueInParent?: boolean;
+  /**
+   * The field holds the id (string) or ids (string_list) of rows of another table of the same
+   * website (or account, for account-scoped resources). On Create, and on Update when the value
+   * changed, every id must name such a row (`where` narrows further, e.g. `{type: 'MANUAL'}`), else
+   * INVALID_ARGUMENT on the field; another tenant's id is refused like a missing one and never read.
+   * Lists are stored without duplicates.
+   */
+  refersTo?: { table: string; what: string; where?: Record<string, string | number | boolean> };
   /** Trim surrounding whitespace before validation. */
   trim?: boolean;
   /** Store lowercase (after trimming), and compare filter values on the field lowercase too. */

@@ -184,6 +184,37 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return q;
   }
 
+  const referenceFields = fields.filter(([, field]) => field.refersTo);
+  // Referenced rows belong to the same website (a website singleton's id is the website id), else
+  // to the same account.
+  const referenceScope = collectionParams.includes('website_id')
+    ? { column: 'website_id', value: (row: Row) => row.website_id }
+    : singleton && ownIdParam === 'website_id'
+      ? { column: 'website_id', value: (row: Row) => row.id }
+      : { column: 'account_id', value: (row: Row) => row.account_id };
+  /** INVALID_ARGUMENT on every `refersTo` field whose ids are not rows of the same website (or account). */
+  async function checkReferences(trx: Transaction<any>, row: Row, previous?: Row): Promise<void> {
+    const violations: FieldViolation[] = [];
+    for (const [name, field] of referenceFields) {
+      const column = columnOf(name, field);
+      const value = column ? row[column] : undefined;
+      if (!column || value === null || value === undefined || (previous && previous[column] === value)) continue;
+      const list = field.type === 'string_list';
+      const ids = list ? [...new Set(dialect.readJson<string[]>(value) ?? [])] : [String(value)];
+      if (list) row[column] = dialect.json(ids);
+      if (ids.length === 0) continue;
+      const target = field.refersTo!;
+      let query = trx.selectFrom(target.table).select('id').where(referenceScope.column, '=', referenceScope.value(row)).where('id', 'in', ids);
+      for (const [column, wanted] of Object.entries(target.where ?? {})) {
+        query = query.where(column, '=', typeof wanted === 'boolean' ? dialect.bool(wanted) : wanted);
+      }
+      const known = new Set((await query.execute()).map((found) => found.id as string));
+      const unknown = ids.filter((id) => !known.has(id));
+      if (unknown.length) violations.push({ field: name, description: `${unknown.join(', ')} is not ${target.what} of this website` });
+    }
+    throwViolations(violations);
+  }
+
   const uniqueFields = fields.filter(([, field]) => field.uniqueInParent);
   /** ALREADY_EXISTS when a `uniqueInParent` field repeats another row's value under the same parent. */
   async function checkUnique(trx: Transaction<any>, row: Row, previous?: Row): Promise<void> {
@@ -395,6 +426,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const row = newRow(ctx, params, input, opts.id);
     if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
+    // References first, so hooks may rely on them naming rows of this website.
+    await checkReferences(trx, row);
     await hooks.beforeCreate?.(wctx, row);
     await checkUnique(trx, row);
     if (opts.id) {
@@ -579,6 +612,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         }
         throwViolations(violations);
         const wctx = writeContext(ctx, trx, params, pending, input, paths);
+        await checkReferences(trx, next, previous);
         await hooks.beforeUpdate?.(wctx, next, previous);
         await checkUnique(trx, next, previous);
         const persisted = await persist(trx, ctx, next, previous);
