@@ -143,6 +143,14 @@ export interface Database {
    */
   prepare(sql: string): PreparedRead;
   /**
+   * The row of `table` whose text `keyColumns` equal `keys` (in order), for the hottest point reads
+   * (Get by id, Operation polling). SQLite: a cached statement, as `prepare`. PostgreSQL: lookups
+   * made while the event loop handles one batch of I/O go to the server as one named statement over
+   * `unnest` arrays, so a burst of Gets costs one round trip and one backend wake-up instead of one
+   * each (the pg client and the backend, not the row, dominate a point read's cost).
+   */
+  pointReader(table: string, keyColumns: readonly string[]): (keys: readonly string[]) => Promise<Record<string, any> | undefined>;
+  /**
    * Calls `onMessage` whenever another process sends `notify(channel)` (PostgreSQL LISTEN/NOTIFY);
    * undefined where the dialect has no such channel (SQLite: workers poll).
    */
@@ -182,6 +190,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         if (!name) names.set(text, (name = `hot_${names.size}`));
         return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
       },
+      pointReader: (table, keyColumns) => batchedPointReader(pool, table, keyColumns),
       async subscribe(channel, onMessage) {
         // A connection of its own, outside the pools: LISTEN lasts as long as the session.
         const client = new pg.Client({ connectionString: opts.databaseUrl });
@@ -217,9 +226,13 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
       return statement.all(parameters as unknown[]) as Record<string, any>[];
     };
   };
+  const pointReader = (table: string, keyColumns: readonly string[]) => {
+    const statement = prepare(`select * from "${table}" where ${keyColumns.map((c) => `"${c}" = ?`).join(' and ')}`);
+    return async (keys: readonly string[]) => (await statement(keys))[0];
+  };
   // One core stays with the event loop: reader threads beyond that would starve cheap requests.
   const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? Math.max(1, availableParallelism() - 1));
-  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, close: () => db.destroy() };
+  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, pointReader, close: () => db.destroy() };
   const read = createSqliteReaders(file, readers);
   return {
     db,
@@ -227,11 +240,51 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
     count: read,
     dialect: sqliteDialect,
     prepare,
+    pointReader,
     close: async () => {
       await read.destroy();
       await db.destroy();
     },
   };
+}
+
+// A batch larger than this is split: one statement's arrays stay small and a slow batch holds few callers.
+const MAX_POINT_BATCH = 64;
+
+/** PostgreSQL side of `Database.pointReader`: lookups queued in one event-loop turn share one statement. */
+function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly string[]) {
+  const columns = keyColumns.map((c) => pg.escapeIdentifier(c));
+  const name = `point_${table}_${keyColumns.join('_')}`;
+  // `with ordinality` numbers the keys, so each answer finds its caller; ids are text by convention.
+  const text =
+    `select k.point_slot, t.* from unnest(${columns.map((_, i) => `$${i + 1}::text[]`).join(', ')}) ` +
+    `with ordinality as k(${columns.join(', ')}, point_slot) ` +
+    `join ${pg.escapeIdentifier(table)} t on ${columns.map((c) => `t.${c} = k.${c}`).join(' and ')}`;
+  type Waiting = { keys: readonly string[]; resolve(row: Record<string, any> | undefined): void; reject(err: unknown): void };
+  let queued: Waiting[] = [];
+
+  function run(batch: Waiting[]): void {
+    const values = keyColumns.map((_, column) => batch.map((w) => w.keys[column]));
+    pool.query({ name, text, values }).then(
+      (result) => {
+        const bySlot = new Map<number, Record<string, any>>();
+        for (const { point_slot: slot, ...row } of result.rows) bySlot.set(Number(slot), row);
+        batch.forEach((w, i) => w.resolve(bySlot.get(i + 1)));
+      },
+      (err) => batch.forEach((w) => w.reject(err)),
+    );
+  }
+  function flush(): void {
+    const all = queued;
+    queued = [];
+    for (let i = 0; i < all.length; i += MAX_POINT_BATCH) run(all.slice(i, i + MAX_POINT_BATCH));
+  }
+  return (keys: readonly string[]) =>
+    new Promise<Record<string, any> | undefined>((resolve, reject) => {
+      // setImmediate runs after the poll phase: every request that arrived with this batch of I/O joins.
+      if (queued.length === 0) setImmediate(flush);
+      queued.push({ keys, resolve, reject });
+    });
 }
 
 /**

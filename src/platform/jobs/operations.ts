@@ -121,18 +121,12 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
 
   const dialectBool = (v: unknown) => v === true || v === 1;
 
-  // Polling an Operation is a hot read: prepared once per scope shape.
-  const byIdInWebsite = deps.database.prepare(
-    db.selectFrom('operations').selectAll().where('id', '=', '').where('account_id', '=', '').where('website_id', '=', '').compile().sql,
-  );
-  const byIdInAccount = deps.database.prepare(
-    db.selectFrom('operations').selectAll().where('id', '=', '').where('account_id', '=', '').compile().sql,
-  );
+  // Polling an Operation is a hot read: a point read per scope shape (batched on PostgreSQL).
+  const byIdInWebsite = deps.database.pointReader('operations', ['id', 'account_id', 'website_id']);
+  const byIdInAccount = deps.database.pointReader('operations', ['id', 'account_id']);
 
   async function loadScoped(id: string, scope: { accountId: string; websiteId?: string }) {
-    const [row] = scope.websiteId
-      ? await byIdInWebsite([id, scope.accountId, scope.websiteId])
-      : await byIdInAccount([id, scope.accountId]);
+    const row = scope.websiteId ? await byIdInWebsite([id, scope.accountId, scope.websiteId]) : await byIdInAccount([id, scope.accountId]);
     if (!row) throw new NotFound(`operation ${id}`);
     return row;
   }

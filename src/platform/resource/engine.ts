@@ -166,12 +166,19 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return field;
   }
 
-  /** WHERE terms every query of this collection carries: the account, and the path's parent ids. */
+  /** Column = value terms every query of this collection carries: the account, and the path's parent ids. */
+  function scopeTerms(ctx: RequestContext, params: Record<string, string>, idParams: string[]): Array<[column: string, value: string]> {
+    const terms: Array<[string, string]> = [];
+    if (decl.table !== 'accounts' && ctx.access) terms.push(['account_id', ctx.access.accountId]);
+    if (decl.table === 'accounts' && ctx.access) terms.push(['id', ctx.access.accountId]);
+    for (const p of idParams) terms.push([p === ownIdParam ? 'id' : p, params[p]]);
+    return terms;
+  }
+
+  /** WHERE terms every query of this collection carries (see `scopeTerms`). */
   function scoped<Q extends { where: (...args: any[]) => Q }>(query: Q, ctx: RequestContext, params: Record<string, string>, idParams: string[]): Q {
     let q = query;
-    if (decl.table !== 'accounts' && ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
-    if (decl.table === 'accounts' && ctx.access) q = q.where('id', '=', ctx.access.accountId);
-    for (const p of idParams) q = q.where(p === ownIdParam ? 'id' : p, '=', params[p]);
+    for (const [column, value] of scopeTerms(ctx, params, idParams)) q = q.where(column, '=', value);
     return q;
   }
 
@@ -250,28 +257,28 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const presentOne = async (db: Kysely<any>, row: Row): Promise<Resource> => (await presentAll(db, [row]))[0];
 
   /**
-   * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
-   * the account and path ids) and run as a prepared statement.
+   * Get by id is the hottest read: a point read by the scope's columns (`Database.pointReader`: a
+   * cached statement on SQLite, batched with concurrent Gets of the same shape on PostgreSQL).
    */
-  const hotGet = new Map<boolean, { run: (values: readonly unknown[]) => Promise<Row[]>; slots: string[] }>();
-  function hotGetFor(withAccount: boolean) {
-    let prepared = hotGet.get(withAccount);
-    if (!prepared) {
-      const placeholders: Record<string, string> = Object.fromEntries(itemParams.map((p) => [p, `\u0000${p}`]));
-      const ctx = { access: withAccount ? { accountId: '\u0000account' } : undefined } as RequestContext;
-      const compiled = scoped(database.db.selectFrom(decl.table).selectAll(), ctx, placeholders, itemParams).compile();
-      prepared = { run: database.prepare(compiled.sql), slots: compiled.parameters.map((p) => String(p).slice(1)) };
-      hotGet.set(withAccount, prepared);
+  const hotGet = new Map<string, (keys: readonly string[]) => Promise<Row | undefined>>();
+  async function hotLoad(ctx: RequestContext, params: Record<string, string>): Promise<Row | undefined> {
+    // A column named twice (an account's own id) must hold one value; the reader takes each column once.
+    const byColumn = new Map<string, string>();
+    for (const [column, value] of scopeTerms(ctx, params, itemParams)) {
+      if (byColumn.has(column) && byColumn.get(column) !== value) return undefined;
+      byColumn.set(column, value);
     }
-    return prepared;
+    const terms = [...byColumn];
+    const shape = terms.map(([column]) => column).join(',');
+    let reader = hotGet.get(shape);
+    if (!reader) hotGet.set(shape, (reader = database.pointReader(decl.table, terms.map(([column]) => column))));
+    return reader(terms.map(([, value]) => value));
   }
 
   async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
     await checkParent(db, ctx, params);
     if (db === database.db && !forUpdate) {
-      const prepared = hotGetFor(ctx.access !== undefined);
-      const values = prepared.slots.map((slot) => (slot === 'account' ? ctx.access!.accountId : params[slot]));
-      const [row] = await prepared.run(values);
+      const row = await hotLoad(ctx, params);
       if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
       return row;
     }
