@@ -487,7 +487,7 @@ function writeDoc(reports: DialectReport[], info: Record<string, string>, starte
     '',
     '## Setup',
     '',
-    `- The server runs as \`node dist/src/main.js\` (PORT=0, LOG_LEVEL=warn, WORKER=inline, SIGNUP_RATE_LIMIT=0, NODE_ENV unset) on a fresh DATA_DIR (and, for PostgreSQL, a fresh database); migrations run at its start.`,
+    `- The server runs as \`node dist/src/main.js\` (PORT=0, LOG_LEVEL=warn, WORKER=inline, SIGNUP_RATE_LIMIT=0, MEDIA_COLD_TRANSFORMS_PER_MINUTE=0, NODE_ENV unset) on a fresh DATA_DIR (and, for PostgreSQL, a fresh database); migrations run at its start.`,
     `- One user signs up over HTTP and exchanges the hand-off for a bearer token; a second account is created through the API.`,
     `- Projects are inserted straight into the database with set-based SQL: ${countLabel(SMALL)} in the user's account, ${countLabel(LARGE)} in the second one; every tenth is named \`Shop …\` (so \`display_name:"shop"\` matches 10 %), create_time 30 s apart. Then ANALYZE (PostgreSQL: VACUUM (ANALYZE)) and a server restart.`,
     `- List cases run twice: \`(throughput)\` at ${CONNECTIONS} connections, and \`(latency)\` at ${LATENCY_CONNECTIONS} connections, where the latency targets apply (at ${CONNECTIONS} connections a p99 is mostly queueing, ≈ connections ÷ req/s).`,

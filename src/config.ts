@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,12 +16,17 @@ export interface Config {
   jwtSecret: Uint8Array;
   tokenLifetimeSeconds: number;
   encryptionKey: Buffer;
+  /** HMAC key of signed media transform URLs (`sig`, see media.transforms.require_signature). */
+  mediaSigningSecret: Buffer;
   captcha: { provider: 'static' | 'turnstile' | 'hcaptcha' | 'recaptcha'; secret: string; verifyUrl: string | undefined };
   signupRateLimit: number;
   logLevel: string;
   bodyLimitBytes: number;
-  /** Take client addresses from X-Forwarded-For (behind a proxy). */
-  trustProxy: boolean;
+  /**
+   * Which peers may set the client address through X-Forwarded-For (rate limits key on it): false
+   * (none), true (every hop: the left-most entry wins), or comma-separated proxy addresses/CIDRs.
+   */
+  trustProxy: boolean | string;
   production: boolean;
   /** Where blobs (media originals and variants) live: local disk under DATA_DIR/blobs, or S3. */
   blobStore: { kind: 'disk' } | { kind: 's3'; endpoint?: string; bucket: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean; keyPrefix?: string };
@@ -39,6 +44,12 @@ export interface Config {
     cacheMaxAgeSeconds: number;
     /** Bytes of hot variants kept in memory in front of blob storage; 0 turns it off. */
     memoryCacheBytes: number;
+    /** Most pixels (all frames) a variant that upscales its original may have, unless the original has more. */
+    maxEnlargedPixels: number;
+    /** AVIF encoder effort 0 (fastest) to 9 of variants. */
+    avifEffort: number;
+    /** Cold (not yet stored) variants one client address may cause per minute (token bucket); 0 = no limit. */
+    coldTransformsPerMinute: number;
   };
   /** DNS servers `:verify` asks (`DNS_RESOLVER`, comma-separated `ip[:port]`); empty: the system's. */
   dnsResolver: string[];
@@ -62,6 +73,21 @@ function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number)
   const value = Number(raw);
   if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, not ${raw}`);
   return value;
+}
+
+function integerIn(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not ${raw}`);
+  return value;
+}
+
+/** TRUST_PROXY: unset/`false` trusts no proxy, `true` every hop, anything else is a list of proxy addresses/CIDRs. */
+function trustProxyOf(raw: string | undefined): boolean | string {
+  if (raw === undefined || raw.trim() === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return raw;
 }
 
 function blobStoreOf(env: NodeJS.ProcessEnv): Config['blobStore'] {
@@ -98,7 +124,23 @@ function secretFromDataDir(dataDir: string, file: string, make: () => string): s
   return value;
 }
 
-/** Reads the environment; generates and keeps JWT_SECRET/ENCRYPTION_KEY in DATA_DIR outside production. */
+/**
+ * MEDIA_SIGNING_SECRET when set. Otherwise generated once and kept in DATA_DIR, like the others;
+ * in production derived from JWT_SECRET instead (HKDF, its own label): production must start
+ * with RUNTIME.md's variables alone, and every server already shares JWT_SECRET, so every server
+ * verifies what another signed.
+ */
+function mediaSigningSecretOf(env: NodeJS.ProcessEnv, production: boolean, jwtSecret: string, dataDir: string): Buffer {
+  if (env.MEDIA_SIGNING_SECRET !== undefined) {
+    const secret = Buffer.from(env.MEDIA_SIGNING_SECRET, 'utf8');
+    if (secret.length < 16) throw new Error('MEDIA_SIGNING_SECRET must be at least 16 bytes');
+    return secret;
+  }
+  if (production) return Buffer.from(hkdfSync('sha256', jwtSecret, '', 'siteplatform media transform signatures', 32));
+  return Buffer.from(secretFromDataDir(dataDir, 'media-signing-secret', () => randomBytes(32).toString('base64')), 'utf8');
+}
+
+/** Reads the environment; generates and keeps JWT_SECRET/ENCRYPTION_KEY/MEDIA_SIGNING_SECRET in DATA_DIR outside production. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const production = env.NODE_ENV === 'production';
   const port = Number(env.PORT ?? 8080);
@@ -114,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     'base64',
   );
   if (encryptionKey.length !== 32) throw new Error('ENCRYPTION_KEY must be 32 bytes, base64-encoded');
+  const mediaSigningSecret = mediaSigningSecretOf(env, production, jwtSecret, dataDir);
 
   const provider = (env.CAPTCHA_PROVIDER ?? 'static') as Config['captcha']['provider'];
   if (!['static', 'turnstile', 'hcaptcha', 'recaptcha'].includes(provider)) {
@@ -132,11 +175,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jwtSecret: new TextEncoder().encode(jwtSecret),
     tokenLifetimeSeconds: Number(env.TOKEN_LIFETIME_SECONDS ?? 3600),
     encryptionKey,
+    mediaSigningSecret,
     captcha: { provider, secret: env.CAPTCHA_SECRET ?? 'dev-captcha', verifyUrl: env.CAPTCHA_VERIFY_URL || undefined },
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
-    trustProxy: env.TRUST_PROXY === 'true',
+    trustProxy: trustProxyOf(env.TRUST_PROXY),
     production,
     blobStore: blobStoreOf(env),
     media: {
@@ -146,6 +190,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       transformQueue: positiveInteger(env, 'MEDIA_TRANSFORM_QUEUE', 1000),
       cacheMaxAgeSeconds: positiveInteger(env, 'MEDIA_CACHE_MAX_AGE', 86_400),
       memoryCacheBytes: env.MEDIA_MEMORY_CACHE_BYTES === '0' ? 0 : positiveInteger(env, 'MEDIA_MEMORY_CACHE_BYTES', 64 * 1024 * 1024),
+      maxEnlargedPixels: positiveInteger(env, 'MEDIA_MAX_ENLARGED_PIXELS', 2048 * 2048),
+      avifEffort: integerIn(env, 'MEDIA_AVIF_EFFORT', 1, 0, 9),
+      coldTransformsPerMinute: integerIn(env, 'MEDIA_COLD_TRANSFORMS_PER_MINUTE', 60, 0, 1_000_000),
     },
     dnsResolver: (env.DNS_RESOLVER ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     dnsTimeoutMs: Number(env.DNS_TIMEOUT_MS ?? 5000),

@@ -11,6 +11,12 @@ const ENGINE_PREFIX = '/engine-api/v1';
 /** One media service per built platform (the routes of both surfaces share its transform slots). */
 const servicesOf = new WeakMap<AreaDeps['services'], MediaService>();
 
+/** Absolute URL of the public read of a media, the filename last (readable URLs). */
+const publicUrlOf =
+  (deps: AreaDeps) =>
+  (websiteId: string, mediaId: string, filename: string): string =>
+    `${deps.config.publicBaseUrl}${ENGINE_PREFIX}/websites/${websiteId}/media/${mediaId}/${filename}`;
+
 function mediaServiceOf(deps: AreaDeps): MediaService {
   let service = servicesOf.get(deps.services);
   if (!service) {
@@ -18,6 +24,8 @@ function mediaServiceOf(deps: AreaDeps): MediaService {
       database: deps.database,
       blobs: deps.blobs,
       limits: deps.config.media,
+      signingSecret: deps.config.mediaSigningSecret,
+      publicUrl: publicUrlOf(deps),
       logger: deps.logger,
       media: () => deps.services['websites/{website_id}/media'],
     });
@@ -43,7 +51,8 @@ export const mediaArea: Area = {
   resources: (deps) => [
     mediaResource({
       deleteBlobs: blobRemover(deps),
-      publicUrl: (websiteId, mediaId, filename) => `${deps.config.publicBaseUrl}${ENGINE_PREFIX}/websites/${websiteId}/media/${mediaId}/${filename}`,
+      publicUrl: publicUrlOf(deps),
+      signTransform: (ctx, params, body) => mediaServiceOf(deps).signTransform(ctx, params, body),
     }),
     mediaFolderResource({ deleteBlobs: blobRemover(deps) }),
   ],

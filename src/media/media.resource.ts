@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { RequestContext } from '../platform/auth/context.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 
@@ -24,6 +25,8 @@ export interface MediaDeps {
   deleteBlobs(prefix: string): Promise<void>;
   /** Absolute URL of the public read of a media. */
   publicUrl(websiteId: string, mediaId: string, filename: string): string;
+  /** `:sign_transform`: the signed public URL of one variant (media.service.ts). */
+  signTransform(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>): Promise<{ url: string }>;
 }
 
 /**
@@ -53,7 +56,7 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
       alt_text: { type: 'string', description: 'Alternative text for the image.', maxLength: 1000, trim: true },
       title: { type: 'string', description: 'Title of the media.', maxLength: 255, trim: true },
       folder_id: { type: 'string', description: 'The `media_folders` entry holding it (a folder of the same website); absent at the library root (`filter=folder_id = null`).', maxLength: 64, refersTo: { table: 'media_folders', what: 'a folder' } },
-      url: { type: 'string', description: 'Public address of the file (no authentication); add `w`, `h`, `crop`, `q`, `fmt` to transform images.', behavior: ['OUTPUT_ONLY'], column: false },
+      url: { type: 'string', description: 'Public address of the file (no authentication); add `w`, `h`, `crop`, `q`, `fmt` to transform images (where the website requires signatures, take the URL from `:sign_transform`).', behavior: ['OUTPUT_ONLY'], column: false },
     },
     filterable: ['alt_text', 'create_time', 'filename', 'folder_id', 'is_image', 'mime_type', 'original_filename', 'title'],
     sortable: ['create_time', 'filename', 'folder_id', 'is_image', 'mime_type', 'original_filename'],
@@ -80,5 +83,36 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
         resource.url = deps.publicUrl(row.website_id, row.id, row.filename);
       },
     },
+    customMethods: [
+      {
+        verb: 'sign_transform',
+        on: 'item',
+        access: 'read',
+        summary: 'Sign the public URL of one variant of a Media',
+        description:
+          'Answers `{url}`: the public read of this media with the given transform parameters in canonical order and their `sig` ' +
+          '(HMAC over the website id, media id and parameters under the platform key `MEDIA_SIGNING_SECRET`). A website whose setting ' +
+          '`media.transforms.require_signature` is true serves variants only for such URLs; the original needs none. The parameters are ' +
+          'checked as the public read checks them (INVALID_ARGUMENT naming the field): ranges, `crop` needs `w` and `h`, images only, ' +
+          'enlargements within `MEDIA_MAX_ENLARGED_PIXELS`. A signature does not expire; it stops working when the key changes.',
+        body: {
+          properties: {
+            w: { type: 'integer', minimum: 1, maximum: 4096, description: 'Width: the image is fitted inside the `w`×`h` box.' },
+            h: { type: 'integer', minimum: 1, maximum: 4096, description: 'Height.' },
+            crop: { type: 'boolean', description: 'Exactly `w`×`h`, overflow cropped from the centre; needs both.' },
+            enlarge: { type: 'boolean', description: 'Allow `w`/`h` beyond the original size.' },
+            q: { type: 'integer', minimum: 1, maximum: 100, description: 'Quality, default 85 (JPEG, WebP, AVIF).' },
+            fmt: { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'], description: 'Output format; default the stored one. `auto`: AVIF or WebP when the client\'s `Accept` names them.' },
+          },
+        },
+        response: {
+          type: 'object',
+          title: 'SignMediaTransformResponse',
+          properties: { url: { type: 'string', description: 'Absolute public URL of the variant, `sig` last.' } },
+          required: ['url'],
+        },
+        handle: (ctx, call) => deps.signTransform(ctx, call.params, call.body),
+      },
+    ],
   };
 }

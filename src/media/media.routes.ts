@@ -147,6 +147,8 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
       accept: request.headers.accept,
       ifNoneMatch: request.headers['if-none-match'],
       filename,
+      // The socket's peer, or the client a trusted proxy names (TRUST_PROXY).
+      clientAddress: request.ip,
     });
     reply.code(answer.status).headers(answer.headers);
     return answer.status === 304 ? reply.send() : reply.send(answer.body);
@@ -160,7 +162,8 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
       crop: { type: 'string', enum: ['1', 'true'], description: 'Exactly `w`×`h`, overflow cropped from the centre; needs both.' },
       q: { type: 'string', description: 'Quality 1 to 100, default 85 (JPEG, WebP, AVIF).' },
       fmt: { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'], description: 'Output format; default the stored one. `auto`: AVIF or WebP when `Accept` names them.' },
-      enlarge: { type: 'string', enum: ['1', 'true'], description: 'Allow `w`/`h` beyond the original size.' },
+      enlarge: { type: 'string', enum: ['1', 'true'], description: 'Allow `w`/`h` beyond the original size, up to `MEDIA_MAX_ENLARGED_PIXELS` pixels (or the original\'s own count, when larger); beyond that 400 naming `w`/`h`.' },
+      sig: { type: 'string', description: 'Signature of the transform parameters, from `POST .../media/{media_id}:sign_transform`; required when the website\'s setting `media.transforms.require_signature` is true, ignored otherwise.' },
     },
   };
   const schema = {
@@ -169,7 +172,9 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
     description:
       'Unauthenticated. Without parameters: the stored bytes. With `w`, `h`, `crop`, `q`, `fmt`, `enlarge` (images only; 400 on other files): a variant, made once and served from storage afterwards. ' +
       'Invalid values answer 400 INVALID_ARGUMENT naming the parameter; unknown parameters are ignored (cache busters). Every answer carries an `ETag`; `If-None-Match` answers 304. ' +
-      'A missing, deleted or other website\'s media answers 404. Answers carry `Content-Security-Policy: sandbox` and `nosniff`, so an uploaded SVG cannot run script.',
+      'A missing, deleted or other website\'s media answers 404. Answers carry `Content-Security-Policy: sandbox` and `nosniff`, so an uploaded SVG cannot run script. ' +
+      'A variant not made yet (cold) costs its client address one token per started 4 MP of output, from a bucket of `MEDIA_COLD_TRANSFORMS_PER_MINUTE` refilled at that rate; an empty bucket answers 429 RESOURCE_EXHAUSTED with `Retry-After` and RETRY_INFO. Stored variants and originals are never limited. ' +
+      'Where the website requires signatures, transform parameters without `sig` answer 403 PERMISSION_DENIED (reason `SIGNATURE_REQUIRED`), with a `sig` that does not sign them 403 (reason `SIGNATURE_INVALID`).',
     tags: ['media'],
     querystring: { ...querystring, additionalProperties: true },
     response: { 200: binary, 304: { description: 'Not modified.', type: 'null' }, ...errorResponses() },

@@ -5,13 +5,17 @@ import type { Config } from '../config.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { Semaphore, SingleFlight } from '../platform/concurrency.js';
 import type { Database } from '../platform/db/database.js';
-import { AlreadyExists, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
+import { AlreadyExists, InvalidArgument, NotFound, PermissionDenied, type FieldViolation } from '../platform/errors.js';
+import { addressKey, createRateLimiter } from '../platform/http/rate-limit.js';
 import type { FieldDecl } from '../platform/resource/declaration.js';
 import { etagMatches, type Resource, type ResourceService } from '../platform/resource/engine.js';
 import { newId, PATH_ID_PATTERN } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
-import { CONTENT_TYPE_OF, inspectFile, storedFormatOf, transformImage, type OutputFormat, type TransformSpec } from './images.js';
+import { decodeSettingValue, WEBSITE_SCOPE } from '../settings/settings.service.js';
+import { descriptorOf, MEDIA_REQUIRE_SIGNATURE_PATH } from '../settings/setting-registry.js';
+import { checkEnlargement, CONTENT_TYPE_OF, inspectFile, storedFormatOf, transformImage, type OutputFormat, type TransformSpec } from './images.js';
 import { mediaBlobPrefix, originalKey } from './media.resource.js';
+import { canonicalTransformQuery, signTransform, TRANSFORM_PARAMS, transformSignatureMatches, type TransformParam } from './transform-signature.js';
 
 /** Limits of the media area (`Config.media`, documented in docs/configuration.md). */
 export type MediaLimits = Config['media'];
@@ -67,8 +71,12 @@ export interface PublicAnswer {
 }
 
 const PLAIN_PARTS = ['alt_text', 'title', 'folder_id'] as const;
-const TRANSFORM_PARAMS = ['w', 'h', 'crop', 'q', 'fmt', 'enlarge'] as const;
 const MAX_DIMENSION = 4096;
+/**
+ * A cold variant costs one token of its address's bucket per started 4 MP it outputs (all frames):
+ * typical web variants cost 1, a 4096×4096 one 4, so the limit bounds pixels made, not just requests.
+ */
+const COST_UNIT_PIXELS = 2048 * 2048;
 const DEFAULT_QUALITY = 85;
 const FORMATS = ['jpeg', 'png', 'webp', 'avif', 'auto'] as const;
 
@@ -125,7 +133,7 @@ function plainParts(fields: Record<string, string>, declared: Record<string, Fie
 }
 
 /** One transform request: parsed, or why not. Query values arrive as strings (arrays when repeated). */
-export function parseTransform(query: Record<string, unknown>): Partial<Record<(typeof TRANSFORM_PARAMS)[number], string>> {
+export function parseTransform(query: Record<string, unknown>): Partial<Record<TransformParam, string>> {
   const out: Record<string, string> = {};
   for (const name of TRANSFORM_PARAMS) {
     const value = query[name];
@@ -166,7 +174,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-/** The columns the public read needs. */
+/** The columns the public read needs, and the website's signature setting. */
 interface PublicRow {
   id: string;
   website_id: string;
@@ -175,13 +183,33 @@ interface PublicRow {
   storage_path: string;
   file_size: number;
   is_image: boolean;
+  width: number | null;
+  height: number | null;
   create_time: number;
+  requireSignature: boolean;
 }
+
+/** What the public read needs of the request besides its query (transport-free). */
+export interface PublicRequest {
+  accept?: string;
+  ifNoneMatch?: string;
+  /** The last path segment, when the URL names the file. */
+  filename?: string;
+  /** The client's address as the platform trusts it (TRUST_PROXY); cold variants are limited per address. */
+  clientAddress: string;
+}
+
+/** Cost in tokens of a cold variant of `pixels` (all frames). */
+const costOf = (pixels: number) => Math.max(1, Math.ceil(pixels / COST_UNIT_PIXELS));
 
 export interface MediaServiceDeps {
   database: Database;
   blobs: BlobStore;
   limits: MediaLimits;
+  /** HMAC key of signed transform URLs (`MEDIA_SIGNING_SECRET`). */
+  signingSecret: Buffer;
+  /** Absolute URL of the public read of a media (with its filename). */
+  publicUrl(websiteId: string, mediaId: string, filename: string): string;
   logger: FastifyBaseLogger;
   /** The engine's service of the `media` declaration (filled once every area is built). */
   media: () => ResourceService;
@@ -193,37 +221,90 @@ export function createMediaService(deps: MediaServiceDeps) {
   const transforms = new Semaphore(limits.transformConcurrency, limits.transformQueue);
   const variantsInFlight = new SingleFlight<Buffer>();
   const hot = new VariantMemoryCache(limits.memoryCacheBytes);
+  // A token bucket: a page's burst of first views passes at once, a sustained stream gets the rate.
+  const coldByAddress = createRateLimiter({ limit: limits.coldTransformsPerMinute, windowMs: 60_000, algorithm: 'token-bucket' });
+  const signatureByDefault = descriptorOf(MEDIA_REQUIRE_SIGNATURE_PATH)!.default_value === true;
 
-  // The public read's lookup runs as a prepared statement (compiled once, placeholders for the ids).
-  const lookup = database.prepare(
-    database.db
-      .selectFrom('media')
-      .select(['id', 'website_id', 'filename', 'mime_type', 'storage_path', 'file_size', 'is_image', 'create_time'])
-      .where('website_id', '=', '\u0000website')
-      .where('id', '=', '\u0000media')
-      .compile().sql,
-  );
+  // The public read's lookup runs as a prepared statement (compiled once, placeholders for the
+  // ids); the website's signature setting comes along from its primary key, so it costs no query.
+  const lookupQuery = database.db
+    .selectFrom('media')
+    .leftJoin('settings', (join) =>
+      join.onRef('settings.website_id', '=', 'media.website_id').on('settings.scope_id', '=', WEBSITE_SCOPE).on('settings.path', '=', MEDIA_REQUIRE_SIGNATURE_PATH),
+    )
+    .select([
+      'media.id',
+      'media.website_id',
+      'media.filename',
+      'media.mime_type',
+      'media.storage_path',
+      'media.file_size',
+      'media.is_image',
+      'media.width',
+      'media.height',
+      'media.create_time',
+      'settings.value as require_signature',
+    ])
+    .where('media.website_id', '=', '\u0000website')
+    .where('media.id', '=', '\u0000media')
+    .compile();
+  const lookupStatement = database.prepare(lookupQuery.sql);
+  const lookup = (websiteId: string, mediaId: string) =>
+    lookupStatement(lookupQuery.parameters.map((p) => (p === '\u0000website' ? websiteId : p === '\u0000media' ? mediaId : p)));
 
   async function findPublic(websiteId: string, mediaId: string): Promise<PublicRow> {
     if (!PATH_ID_PATTERN.test(websiteId) || !PATH_ID_PATTERN.test(mediaId)) throw new NotFound(`media ${mediaId}`);
-    const [row] = await lookup([websiteId, mediaId]);
+    const [row] = await lookup(websiteId, mediaId);
     if (!row) throw new NotFound(`media ${mediaId}`);
-    return { ...(row as PublicRow), file_size: Number(row.file_size), create_time: Number(row.create_time), is_image: row.is_image === true || row.is_image === 1 };
+    const required = decodeSettingValue(database.dialect, row.require_signature);
+    return {
+      id: row.id,
+      website_id: row.website_id,
+      filename: row.filename,
+      mime_type: row.mime_type,
+      storage_path: row.storage_path,
+      file_size: Number(row.file_size),
+      is_image: row.is_image === true || row.is_image === 1,
+      width: row.width === null ? null : Number(row.width),
+      height: row.height === null ? null : Number(row.height),
+      create_time: Number(row.create_time),
+      requireSignature: required === undefined ? signatureByDefault : required === true,
+    };
+  }
+
+  /**
+   * Where a website requires signatures, only parameter sets signed by `:sign_transform` are made
+   * or served. A website that does not require them ignores `sig`, so rotating the key never
+   * breaks the images of sites that never asked for signatures.
+   */
+  function checkSignature(row: PublicRow, wanted: Partial<Record<TransformParam, string>>, sig: unknown): void {
+    if (!row.requireSignature) return;
+    if (sig === undefined) {
+      throw new PermissionDenied('sig: this website serves only signed variants; sign the parameters with :sign_transform', 'SIGNATURE_REQUIRED', [
+        { field: 'sig', description: 'is required for transform parameters on this website' },
+      ]);
+    }
+    if (typeof sig !== 'string') throw InvalidArgument.field('sig', 'must be given once');
+    if (!transformSignatureMatches(deps.signingSecret, row.website_id, row.id, canonicalTransformQuery(wanted), sig)) {
+      throw new PermissionDenied('sig: does not sign these parameters of this media', 'SIGNATURE_INVALID', [
+        { field: 'sig', description: 'does not match the transform parameters and media' },
+      ]);
+    }
   }
 
   /** Makes one variant from the original (inside a transform slot). */
-  async function makeVariant(row: PublicRow, spec: TransformSpec): Promise<Buffer> {
+  async function makeVariant(row: PublicRow, spec: TransformSpec) {
     const original = await blobs.get(row.storage_path);
     if (!original) throw new Error(`original of media ${row.id} is missing from blob storage (${row.storage_path})`);
     const input = await readAll(original.stream);
-    return transformImage(input, spec, limits.maxPixels);
+    return transformImage(input, spec, limits);
   }
 
   /** Stores a variant once it was answered; a Delete that committed meanwhile gets its prefix removed again. */
   async function storeVariant(row: PublicRow, key: string, format: OutputFormat, bytes: Buffer): Promise<void> {
     try {
       await blobs.put(key, bytes, { contentType: CONTENT_TYPE_OF[format] });
-      const [still] = await lookup([row.website_id, row.id]);
+      const [still] = await lookup(row.website_id, row.id);
       if (!still) await blobs.deletePrefix(mediaBlobPrefix(row.website_id, row.id));
     } catch (err) {
       // The next request for this variant makes it again.
@@ -281,12 +362,15 @@ export function createMediaService(deps: MediaServiceDeps) {
 
     /**
      * `GET /engine-api/v1/websites/{w}/media/{id}`: the stored bytes, or a variant (made once,
-     * stored, served from storage afterwards). Unauthenticated by design.
+     * stored, served from storage afterwards). Unauthenticated by design, so what a variant may
+     * cost is bounded: enlargements by pixels (MEDIA_MAX_ENLARGED_PIXELS), cold variants per
+     * client address (MEDIA_COLD_TRANSFORMS_PER_MINUTE), and where the website asks for it, only
+     * signed parameter sets.
      */
-    async read(websiteId: string, mediaId: string, query: Record<string, unknown>, headers: { accept?: string; ifNoneMatch?: string; filename?: string }): Promise<PublicAnswer> {
+    async read(websiteId: string, mediaId: string, query: Record<string, unknown>, request: PublicRequest): Promise<PublicAnswer> {
       const wanted = parseTransform(query);
       const row = await findPublic(websiteId, mediaId);
-      if (headers.filename !== undefined && headers.filename !== row.filename) throw new NotFound(`media ${mediaId}/${headers.filename}`);
+      if (request.filename !== undefined && request.filename !== row.filename) throw new NotFound(`media ${mediaId}/${request.filename}`);
       const common: Record<string, string> = {
         'cache-control': `public, max-age=${limits.cacheMaxAgeSeconds}`,
         'x-content-type-options': 'nosniff',
@@ -299,7 +383,7 @@ export function createMediaService(deps: MediaServiceDeps) {
 
       if (transformNames.length === 0) {
         const etag = `"${version}"`;
-        if (headers.ifNoneMatch && etagMatches(headers.ifNoneMatch, etag.slice(1, -1))) return { status: 304, headers: { ...common, etag } };
+        if (request.ifNoneMatch && etagMatches(request.ifNoneMatch, etag.slice(1, -1))) return { status: 304, headers: { ...common, etag } };
         const original = await blobs.get(row.storage_path);
         if (!original) throw new Error(`original of media ${row.id} is missing from blob storage (${row.storage_path})`);
         return {
@@ -311,7 +395,8 @@ export function createMediaService(deps: MediaServiceDeps) {
 
       const stored = row.is_image ? storedFormatOf(row.mime_type) : undefined;
       if (!stored) throw InvalidArgument.field(transformNames[0], 'transforms apply to images only, and this media is not one');
-      const format = wanted.fmt === 'auto' ? negotiate(headers.accept, stored) : ((wanted.fmt as OutputFormat | undefined) ?? stored);
+      checkSignature(row, wanted, query.sig);
+      const format = wanted.fmt === 'auto' ? negotiate(request.accept, stored) : ((wanted.fmt as OutputFormat | undefined) ?? stored);
       const lossless = format === 'png' || format === 'gif';
       const spec: TransformSpec = {
         width: wanted.w ? Number(wanted.w) : undefined,
@@ -321,12 +406,14 @@ export function createMediaService(deps: MediaServiceDeps) {
         quality: lossless ? 100 : wanted.q ? Number(wanted.q) : DEFAULT_QUALITY,
         format,
       };
+      // Every image row has its oriented size (upload); a frame count only the original knows.
+      const planned = checkEnlargement({ width: row.width ?? 1, height: row.height ?? 1 }, 1, spec, limits.maxEnlargedPixels);
       // One name per distinct output: parameters that change nothing (q of a PNG) do not split the cache.
       const variant = `w${spec.width ?? 0}h${spec.height ?? 0}${spec.crop ? 'c' : ''}${spec.enlarge ? 'e' : ''}${lossless ? '' : `q${spec.quality}`}.${format}`;
       const etag = `"${version}.${variant}"`;
       const answerHeaders: Record<string, string> = { ...common, etag, 'content-type': CONTENT_TYPE_OF[format] };
       if (wanted.fmt === 'auto') answerHeaders.vary = 'Accept';
-      if (headers.ifNoneMatch && etagMatches(headers.ifNoneMatch, etag.slice(1, -1))) return { status: 304, headers: answerHeaders };
+      if (request.ifNoneMatch && etagMatches(request.ifNoneMatch, etag.slice(1, -1))) return { status: 304, headers: answerHeaders };
 
       const key = `${mediaBlobPrefix(row.website_id, row.id)}/variants/${variant}`;
       const remembered = hot.get(key);
@@ -340,13 +427,48 @@ export function createMediaService(deps: MediaServiceDeps) {
         hot.set(key, bytes);
         return { status: 200, headers: { ...answerHeaders, 'content-length': String(bytes.length) }, body: bytes };
       }
+      // Cold: the address that starts the work pays for it (joining a variant in the making is free).
+      const address = addressKey(request.clientAddress);
+      const plannedCost = costOf(planned.width * planned.height);
+      if (!variantsInFlight.has(key)) coldByAddress.hit(address, Date.now(), plannedCost);
       // Made once per key at a time; answered as soon as it is made, stored right after.
       const bytes = await variantsInFlight.do(key, async () => {
         const made = await transforms.run(() => makeVariant(row, spec));
-        hot.set(key, made);
-        return { value: made, after: storeVariant(row, key, format, made) };
+        // An animation's frames were unknown before decoding: its address pays for them now.
+        const extra = costOf(made.width * made.height * made.frames) - plannedCost;
+        if (extra > 0) coldByAddress.charge(address, extra);
+        hot.set(key, made.bytes);
+        return { value: made.bytes, after: storeVariant(row, key, format, made.bytes) };
       });
       return { status: 200, headers: { ...answerHeaders, 'content-length': String(bytes.length) }, body: bytes };
+    },
+
+    /**
+     * `POST .../media/{id}:sign_transform`: the public URL of one variant with its `sig`. The
+     * parameters are checked as the public read checks them (same fields named), against this
+     * media, so a URL that would be refused is never signed.
+     */
+    async signTransform(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>): Promise<{ url: string }> {
+      const query: Record<string, string> = {};
+      for (const name of TRANSFORM_PARAMS) {
+        const value = body[name];
+        if (value === undefined || value === false) continue;
+        query[name] = value === true ? '1' : String(value);
+      }
+      const wanted = parseTransform(query);
+      if (Object.keys(wanted).length === 0) throw InvalidArgument.field('w', 'name at least one transform parameter; the original needs no signature');
+      const media = await deps.media().get(ctx, params);
+      const stored = media.is_image === true ? storedFormatOf(String(media.mime_type)) : undefined;
+      if (!stored) throw InvalidArgument.field(Object.keys(wanted)[0], 'transforms apply to images only, and this media is not one');
+      checkEnlargement(
+        { width: Number(media.width), height: Number(media.height) },
+        1,
+        { width: wanted.w ? Number(wanted.w) : undefined, height: wanted.h ? Number(wanted.h) : undefined, crop: wanted.crop !== undefined, enlarge: wanted.enlarge !== undefined },
+        limits.maxEnlargedPixels,
+      );
+      const canonical = canonicalTransformQuery(wanted);
+      const sig = signTransform(deps.signingSecret, params.website_id, params.media_id, canonical);
+      return { url: `${deps.publicUrl(params.website_id, params.media_id, String(media.filename))}?${canonical}&sig=${sig}` };
     },
   };
 }

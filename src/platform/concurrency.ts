@@ -51,6 +51,11 @@ export class SingleFlight<T> {
     return this.inFlight.size;
   }
 
+  /** Whether work for key is running (a call now would join it rather than start it). */
+  has(key: string): boolean {
+    return this.inFlight.has(key);
+  }
+
   do(key: string, work: () => Promise<{ value: T; after?: Promise<unknown> }>): Promise<T> {
     const current = this.inFlight.get(key);
     if (current) return current;

@@ -77,8 +77,12 @@ export class Unauthenticated extends ApiError {
 }
 
 export class PermissionDenied extends ApiError {
-  constructor(message: string, reason?: string) {
-    super('PERMISSION_DENIED', message, reason ? [{ type: 'PRECONDITION_FAILURE', reason }] : []);
+  /** `violations` name the fields a refusal is about (a media transform's missing `sig`). */
+  constructor(message: string, reason?: string, violations: FieldViolation[] = []) {
+    super('PERMISSION_DENIED', message, [
+      ...(reason ? [{ type: 'PRECONDITION_FAILURE' as const, reason }] : []),
+      ...violations.map((v) => ({ type: 'FIELD_VIOLATION' as const, ...v })),
+    ]);
   }
 }
 

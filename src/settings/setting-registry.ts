@@ -32,6 +32,7 @@ export interface SettingDescriptor {
 
 export const CUSTOM_DOMAIN_PATH = 'general.web.custom_domain';
 export const SITE_NAME_PATH = 'general.site.name';
+export const MEDIA_REQUIRE_SIGNATURE_PATH = 'media.transforms.require_signature';
 
 export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
   { path: 'analytics.enabled', description: 'Whether the site collects visitor analytics.', type: 'BOOLEAN', default_value: true, view_overridable: false },
@@ -60,6 +61,14 @@ export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
     format: 'HOSTNAME',
     max_length: 253,
     default_value: null,
+    view_overridable: false,
+  },
+  {
+    path: MEDIA_REQUIRE_SIGNATURE_PATH,
+    description:
+      'When true, the public media read makes and serves only variants whose parameters carry a valid `sig` (from `media/{id}:sign_transform`), so the site publishes exactly the variants it uses; originals stay readable without one.',
+    type: 'BOOLEAN',
+    default_value: false,
     view_overridable: false,
   },
   { path: 'seo.default_title_suffix', description: 'Shown after every page title, separated by a space (e.g. `| Bob’s Bakery`).', type: 'STRING', max_length: 70, default_value: '', view_overridable: true },

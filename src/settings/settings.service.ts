@@ -1,14 +1,24 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { RequestContext } from '../platform/auth/context.js';
-import type { Database } from '../platform/db/database.js';
+import type { Database, SqlDialect } from '../platform/db/database.js';
 import { Aborted, FailedPrecondition, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
 import type { Row, VirtualSource } from '../platform/resource/declaration.js';
 import { etagMatches } from '../platform/resource/engine.js';
 import { etagOf } from '../platform/resource/mapper.js';
 import { checkSettingValue, descriptorOf, SETTING_DESCRIPTORS, type SettingDescriptor } from './setting-registry.js';
 
+/**
+ * A `settings.value` column as written (undefined: not set, the default applies), for areas that
+ * read a setting inside a query of their own (the public media read joins one).
+ */
+export function decodeSettingValue(dialect: SqlDialect, value: unknown): unknown {
+  // Values are stored wrapped (`{"v": …}`): PostgreSQL's driver hands jsonb string scalars back
+  // already parsed, which a reader could not tell from JSON text.
+  return value !== null && value !== undefined ? dialect.readJson<{ v: unknown }>(value).v : undefined;
+}
+
 /** The website itself, in `settings.scope_id`; any other value is a view id. */
-const WEBSITE_SCOPE = '';
+export const WEBSITE_SCOPE = '';
 /** Writes of one `:batch_update`. */
 export const MAX_BATCH_WRITES = 100;
 
@@ -86,10 +96,7 @@ export function createSettingsService(deps: SettingsDeps) {
     return { website, view };
   }
 
-  // Values are stored wrapped (`{"v": …}`): PostgreSQL's driver hands jsonb string scalars back
-  // already parsed, which a reader could not tell from JSON text.
-  const storedValue = (row: Row | undefined): unknown =>
-    row && row.value !== null && row.value !== undefined ? dialect.readJson<{ v: unknown }>(row.value).v : undefined;
+  const storedValue = (row: Row | undefined): unknown => decodeSettingValue(dialect, row?.value);
 
   /** The API shape of one setting in a scope. */
   function present(scope: Scope, d: SettingDescriptor, websiteRow: Row | undefined, viewRow: Row | undefined): Record<string, unknown> {

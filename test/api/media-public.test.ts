@@ -1,7 +1,9 @@
 /**
  * The public transformed read `GET /engine-api/v1/websites/{w}/media/{id}`: stored bytes, `w`/`h`/
  * `crop`/`q`/`fmt` (+ `enlarge`, `avif`, `fmt=auto`), ETag/304, caching headers, SVG safety,
- * 404s, invalid parameters, variants made once and stored, and deletion of original + variants.
+ * 404s, invalid and hostile parameters, the default enlargement bound, variants made once and
+ * stored, and deletion of original + variants. Limits per address and signed URLs:
+ * media-public-limits.test.ts.
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -230,6 +232,22 @@ describe('invalid parameters answer 400 INVALID_ARGUMENT naming the parameter', 
     ['fmt=', 'fmt'],
     ['enlarge=2', 'enlarge'],
     ['w=10&w=20', 'w'],
+    // Hostile spellings: only plain decimal digits are numbers, only exact words are flags and formats.
+    ['w=1e3', 'w'],
+    ['w=0x10', 'w'],
+    ['w=%2B5', 'w'],
+    ['w=%205', 'w'],
+    ['w=5%00', 'w'],
+    ['w=99999999999999999999', 'w'],
+    ['q=85.0', 'q'],
+    ['crop=TRUE&w=5&h=5', 'crop'],
+    ['enlarge=', 'enlarge'],
+    ['fmt=webp,avif', 'fmt'],
+    ['fmt=avif%00', 'fmt'],
+    ['fmt=auto&fmt=avif', 'fmt'],
+    // Beyond the enlargement bound (2048×2048 pixels by default), refused before any work.
+    ['w=4096&h=4096&crop=1', 'w'],
+    ['w=4096&enlarge=1', 'w'],
   ];
   for (const [query, field] of cases) {
     it(`?${query} is refused on ${field}`, async () => {
@@ -240,6 +258,16 @@ describe('invalid parameters answer 400 INVALID_ARGUMENT naming the parameter', 
   it('the limits themselves are accepted: w=4096 with enlarge is too large for nothing, w=1 and q=1/100 work', async () => {
     expect((await get(photo, '?w=1&q=1')).statusCode).toBe(200);
     expect((await get(photo, '?h=4096&q=100')).statusCode).toBe(200);
+  });
+
+  it('the measured attack, a 16×12 image enlarged to 4096×4096 AVIF, is refused with the default bound; 2048×2048 is the most an enlargement makes', async () => {
+    const tiny = await upload(t, alice.token, alice.websiteId, 'tiny.jpg', await jpeg(16, 12));
+    const error = expectInvalid(await get(tiny, '?w=4096&h=4096&enlarge=1&fmt=avif'), 'w');
+    expect(error.message).toContain(String(2048 * 2048));
+    expectInvalid(await get(tiny, '?w=2049&h=2048&crop=1&fmt=avif'), 'h');
+    expect(await dims((await get(tiny, '?w=2048&h=2048&crop=1&fmt=avif')).bytes)).toEqual({ width: 2048, height: 2048, format: 'heif' });
+    // SPEC's range stays valid: without enlarging, w=4096 answers the original size.
+    expect(await dims((await get(tiny, '?w=4096&h=4096&fmt=avif')).bytes)).toEqual({ width: 16, height: 12, format: 'heif' });
   });
 
   it('unknown parameters are ignored (cache busters)', async () => {

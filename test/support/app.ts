@@ -47,6 +47,8 @@ export async function startTestApp(
     DATA_DIR: fresh.dataDir,
     PUBLIC_BASE_URL: 'http://api.test',
     SIGNUP_RATE_LIMIT: '0',
+    // Like the sign-up limit: off unless a test is about it (tests make many variants from one address).
+    MEDIA_COLD_TRANSFORMS_PER_MINUTE: '0',
     ...(fresh.url ? { DATABASE_URL: fresh.url } : {}),
     ...env,
   });

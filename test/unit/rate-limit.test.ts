@@ -1,7 +1,7 @@
 // Database-free: runs unchanged in both vitest projects. Time is driven through the `now` argument.
 import { describe, expect, it } from 'vitest';
 import { ResourceExhausted } from '../../src/platform/errors.js';
-import { createRateLimiter } from '../../src/platform/http/rate-limit.js';
+import { addressKey, createRateLimiter } from '../../src/platform/http/rate-limit.js';
 
 const MINUTE = 60_000;
 const T0 = 1_700_000_000_000;
@@ -142,5 +142,109 @@ describe('createRateLimiter', () => {
     expect(() => createRateLimiter({ limit: 1.5, windowMs: MINUTE })).toThrow(RangeError);
     expect(() => createRateLimiter({ limit: 1, windowMs: 0 })).toThrow(RangeError);
     expect(() => createRateLimiter({ limit: 1, windowMs: MINUTE, maxKeys: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('createRateLimiter, token bucket', () => {
+  const bucket = (limit: number, maxKeys?: number) => createRateLimiter({ limit, windowMs: MINUTE, algorithm: 'token-bucket', maxKeys });
+
+  it('passes a burst of `limit`, then refuses with RETRY_INFO of one refill, not the rest of a window', () => {
+    const limiter = bucket(60);
+    for (let i = 0; i < 60; i++) limiter.hit('k', T0);
+    const err = refusal(() => limiter.hit('k', T0));
+    expect(err.httpCode).toBe(429);
+    // 60 per minute: one token per second.
+    expect(err.details).toEqual([{ type: 'RETRY_INFO', retry_delay: '1s' }]);
+    expect(limiter.check('k', T0)).toEqual({ limited: true, retryAfterSeconds: 1 });
+  });
+
+  it('refills continuously: waiting the announced delay is enough, and the sustained rate is limit per window', () => {
+    const limiter = bucket(2);
+    limiter.hit('k', T0);
+    limiter.hit('k', T0);
+    const delay = refusal(() => limiter.hit('k', T0 + 10_000)).retryAfterSeconds;
+    // One token takes 30 s; 10 s of it have passed.
+    expect(delay).toBe(20);
+    limiter.hit('k', T0 + 10_000 + delay * 1000);
+    refusal(() => limiter.hit('k', T0 + 30_001));
+    // Over ten minutes an empty bucket lets through 2 per minute, never a double burst at a boundary.
+    let passed = 0;
+    for (let t = T0 + MINUTE; t < T0 + 11 * MINUTE; t += 1000) {
+      try {
+        limiter.hit('k', t);
+        passed++;
+      } catch {
+        // refused
+      }
+    }
+    expect(passed).toBeLessThanOrEqual(2 + 20);
+    expect(passed).toBeGreaterThanOrEqual(20);
+  });
+
+  it('charges a weighted hit its cost (at most the whole bucket), and names the wait for that cost', () => {
+    const limiter = bucket(10);
+    limiter.hit('k', T0, 4);
+    limiter.hit('k', T0, 4);
+    // 2 tokens left: a hit of 4 needs 2 more, 6 s each.
+    expect(refusal(() => limiter.hit('k', T0, 4)).retryAfterSeconds).toBe(12);
+    limiter.hit('k', T0, 2);
+    // A cost beyond the bucket is charged as the whole bucket, so it passes once the key is idle.
+    limiter.hit('other', T0, 1000);
+    refusal(() => limiter.hit('other', T0 + 1000));
+    limiter.hit('other', T0 + MINUTE, 1000);
+  });
+
+  it('does not count refused hits, and a full bucket is forgotten first when keys run out', () => {
+    const limiter = bucket(1, 2);
+    limiter.hit('a', T0);
+    for (let i = 0; i < 10; i++) refusal(() => limiter.hit('a', T0 + i));
+    limiter.hit('a', T0 + MINUTE);
+    limiter.hit('b', T0 + MINUTE + 1);
+    // 'a' spent last at T0 + MINUTE, so it is the oldest: 'c' evicts it, 'b' stays counted.
+    limiter.hit('c', T0 + MINUTE + 2);
+    expect(limiter.check('a', T0 + MINUTE + 3).limited).toBe(false);
+    expect(limiter.check('b', T0 + MINUTE + 3).limited).toBe(true);
+    expect(limiter.check('c', T0 + MINUTE + 3).limited).toBe(true);
+  });
+
+  it('charge counts work found dearer afterwards without refusing it; the key waits it off, beyond one window if need be', () => {
+    const limiter = bucket(6);
+    limiter.hit('k', T0);
+    // The work turned out to cost 12 more: the bucket is 7 beyond empty.
+    expect(() => limiter.charge('k', 12, T0)).not.toThrow();
+    // One token is back after 10 s, so the next hit passes 8 tokens (80 s) later.
+    expect(refusal(() => limiter.hit('k', T0 + MINUTE)).retryAfterSeconds).toBe(20);
+    expect(limiter.check('k', T0 + MINUTE)).toEqual({ limited: true, retryAfterSeconds: 20 });
+    limiter.hit('k', T0 + 80_000);
+    // A key that still owes is not swept away as expired after one window.
+    const owing = bucket(1, 10);
+    owing.hit('owes', T0);
+    owing.charge('owes', 4, T0);
+    owing.hit('x', T0 + 2 * MINUTE);
+    owing.hit('y', T0 + 2 * MINUTE + 1);
+    expect(owing.check('owes', T0 + 2 * MINUTE + 2)).toEqual({ limited: true, retryAfterSeconds: 180 });
+  });
+
+  it('treats limit 0 as unlimited and refuses a cost that is not positive', () => {
+    const off = bucket(0);
+    for (let i = 0; i < 1000; i++) off.hit('k', T0, 100);
+    expect(() => bucket(1).hit('k', T0, 0)).toThrow(RangeError);
+    expect(() => bucket(1).hit('k', T0, Number.NaN)).toThrow(RangeError);
+  });
+});
+
+
+describe('addressKey', () => {
+  it('keeps IPv4, unwraps IPv4-mapped IPv6, and keys other IPv6 by /64', () => {
+    expect(addressKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('0:0:0:0:0:ffff:cb00:7107')).toBe('203.0.113.7');
+    expect(addressKey('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:DB8:1:2:bbbb:cccc:dddd:eeee')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:0db8:0001:0002::')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
   });
 });
