@@ -139,8 +139,9 @@ const chainCache = new Map<string, { id: string; shared: boolean }>();
 /**
  * Alice's real ids along a route: her root, then for each child parameter an item of her List at
  * that level, preferring one Bob has no row of the same id for (provisioning gives every website
- * `home`, `main`, ...). `shared` is true when every child id also names a row of Bob's under his own
- * root. An empty List, or none, gets a made-up id, recorded in `madeUp`.
+ * `home`, `main`, ...). An empty List gets a row created from the collection's schema when that is
+ * accepted; when not (or there is no List) the id is made up and recorded in `madeUp`. `shared` is
+ * true when every child id also names a row of Bob's under his own root.
  */
 async function aliceIds(template: string): Promise<{ ids: string[]; shared: boolean }> {
   const names = params(template);
@@ -158,7 +159,13 @@ async function aliceIds(template: string): Promise<{ ids: string[]; shared: bool
       } else if (!allGets.has(collectionTemplate)) {
         found = { id: NO_SUCH_ID, shared: false };
       } else {
-        const mine = (await listItems(key, collection, alice.token)).map((item) => String(item.id));
+        let mine = (await listItems(key, collection, alice.token)).map((item) => String(item.id));
+        const create = all.find((r) => r.method === 'POST' && r.template === collectionTemplate && r.op.requestBody?.content?.['application/json']);
+        if (!mine.length && create) {
+          // A collection nothing filled yet (a new area's): one row from its schema's required fields, when that suffices.
+          const created = await call(create, ids, alice.token);
+          if (created.statusCode === 201) mine = [String(created.json().id)];
+        }
         // Bob's own rows at the same place, reachable only while the chain so far is shared.
         const bobs: Set<string> = shared ? new Set((await listItems(fill(collectionTemplate, [rootIds.bob[names[0]], ...ids.slice(1)]), collection, bob.token)).map((item) => String(item.id))) : new Set<string>();
         const id: string = mine.find((candidate) => !bobs.has(candidate)) ?? mine[0] ?? NO_SUCH_ID;
@@ -301,9 +308,9 @@ describe('every route under an access root, derived from the served OpenAPI docu
   });
 
   it('aims at real rows of Alice wherever she has a List to read them from', () => {
-    // A collection Alice has no rows in is still probed above, with a made-up child id behind her real
-    // root; this asks for a row (in seedAlice) so its item routes meet a real one, which is what finds a
-    // route that loads rows by id without its root.
+    // A collection Alice has no rows in (and whose schema alone does not make one) is still probed above,
+    // with a made-up child id behind her real root; this asks for a row (in seedAlice) so its item routes
+    // meet a real one, which is what finds a route that loads rows by id without its root.
     expect([...madeUp].sort(), 'collections with no row of Alice to aim at: add one in seedAlice').toEqual([]);
   });
 });
