@@ -104,7 +104,7 @@ function sample(raw: any): unknown {
 /** Calls a route with the given path ids and a body its schema accepts (without a token when `token` is undefined). */
 async function call(route: Route, ids: string[], token: string | undefined): Promise<Response> {
   const url = fill(route.template, ids);
-  const content = route.op.requestBody?.content ?? {};
+  const content = deref(route.op.requestBody)?.content ?? {};
   if (content['application/json']) return t.request(route.method, url, { token, body: sample(content['application/json'].schema) ?? {} });
   if (content['multipart/form-data']) {
     // Multipart routes read their parts in the handler, after the access check; any small file does.
@@ -160,7 +160,7 @@ async function aliceIds(template: string): Promise<{ ids: string[]; shared: bool
         found = { id: NO_SUCH_ID, shared: false };
       } else {
         let mine = (await listItems(key, collection, alice.token)).map((item) => String(item.id));
-        const create = all.find((r) => r.method === 'POST' && r.template === collectionTemplate && r.op.requestBody?.content?.['application/json']);
+        const create = all.find((r) => r.method === 'POST' && r.template === collectionTemplate && deref(r.op.requestBody)?.content?.['application/json']);
         if (!mine.length && create) {
           // A collection nothing filled yet (a new area's): one row from its schema's required fields, when that suffices.
           const created = await call(create, ids, alice.token);
