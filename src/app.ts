@@ -7,8 +7,8 @@ import { accountResource } from './accounts/account.resource.js';
 import { projectResource } from './projects/project.resource.js';
 import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
-import { areas } from './areas.js';
-import type { AreaDeps, Reference, SurfaceDeps } from './platform/area.js';
+import { areas as platformAreas } from './areas.js';
+import type { Area, AreaDeps, Reference, SurfaceDeps } from './platform/area.js';
 import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
@@ -62,8 +62,11 @@ export async function buildApp(opts: {
   logger?: FastifyServerOptions['logger'];
   /** Default: what BLOB_STORE names (local disk under DATA_DIR/blobs, or S3). */
   blobs?: BlobStore;
+  /** Default: every area of `src/areas.ts` (the test of docs/architecture.md adds the doc's example area). */
+  areas?: readonly Area[];
 }): Promise<Platform> {
   const { config, database } = opts;
+  const areas = opts.areas ?? platformAreas;
   const app = Fastify({
     logger: opts.logger ?? false,
     genReqId: () => `req_${randomUUID().replace(/-/g, '').slice(0, 20)}`,

@@ -8,7 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
 import { buildApp, type Platform } from '../../src/app.js';
+import type { Area } from '../../src/platform/area.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { BlobStore } from '../../src/platform/storage/blobs.js';
 import { freshDatabase, type FreshDatabase } from './databases.js';
@@ -40,7 +42,13 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  opts: { logger?: Parameters<typeof buildApp>[0]['logger']; blobs?: (config: Config) => BlobStore } = {},
+  opts: {
+    logger?: Parameters<typeof buildApp>[0]['logger'];
+    blobs?: (config: Config) => BlobStore;
+    /** Instead of `src/areas.ts`'s list, with `migrate` creating their tables (test/docs/architecture.test.ts). */
+    areas?: readonly Area[];
+    migrate?: (db: Kysely<any>) => Promise<void>;
+  } = {},
 ): Promise<TestApp> {
   const fresh = await freshDatabase();
   const config = loadConfig({
@@ -54,7 +62,8 @@ export async function startTestApp(
   });
   let platform: Platform;
   try {
-    platform = await buildApp({ config, database: fresh.database, logger: opts.logger, blobs: opts.blobs?.(config) });
+    await opts.migrate?.(fresh.database.db);
+    platform = await buildApp({ config, database: fresh.database, logger: opts.logger, blobs: opts.blobs?.(config), areas: opts.areas });
   } catch (err) {
     await fresh.cleanup();
     throw err;
