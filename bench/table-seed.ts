@@ -9,13 +9,15 @@
  *   - `id` `{prefix}{n, 7 digits}`; the parent column and `account_id` the bench parent; `revision` 1;
  *     `create_time` base + n × step; `update_time` that plus (n mod 1000) s;
  *   - declared fields by type: enum → cycles through `values` (leaving out a value a partial unique
- *     index would collide on); boolean → true for 80 %; string → `item-{n mod 5}`, or `shop-0` for
- *     every tenth row (so `field:"shop"` matches 10 %, `field = "item-1"` 20 %), made unique
- *     (`item-{n}`/`shop-{n}`) when the field is `uniqueInParent` or covered by a unique index;
- *     integer/number → min + (n mod 1000) within the declared bounds (n when unique); timestamp →
- *     like create_time; string_list → `["shop"]` for 10 %, else `[]`; object/json → the default, else
- *     `[]`/`{}` when NOT NULL; a `refersTo` field (or a foreign key) → one real row of the target
- *     under the same website/account for 10 % (all when NOT NULL), else NULL;
+ *     index would collide on); boolean → true for 80 %; string → `item-{⌊n/10⌋ mod 5}`, or
+ *     `shop-…` on every tenth row (so `field:"shop"` matches 10 %, `field = "item-1"` 18 %), made
+ *     unique (`item-{n}`/`shop-{n}`) when the field is `uniqueInParent` or covered by a unique index;
+ *     integer/number → 1000 values from 0 (or the declared minimum) within the declared bounds (n
+ *     when unique); timestamp → like create_time; string_list → `["shop"]` for 10 %, else `[]`;
+ *     object/json → the default, else `[]`/`{}` when NOT NULL; a `refersTo` field (or a foreign key)
+ *     → one real row of the target under the same website/account for 10 % (all when NOT NULL),
+ *     else NULL. Each column counts n from its own offset, so the 10 % of one column are not the
+ *     10 % of another (filters and orders on different columns are independent);
  *   - a field no filter or order reads gets its declared default, or NULL when nullable (free text
  *     such as a group's rule is never invented);
  *   - undeclared NOT NULL columns without a default: `bench`, 0, false or `{}` by column type.
@@ -175,7 +177,8 @@ export interface SeedScope {
  * `words` = `item-{n mod 5}` / `shop-0` (or `item-{n}` / `shop-{n}` when `unique`).
  */
 export type ValueProfile =
-  | { kind: 'words'; unique: boolean }
+  /** Row n holds `shop-…` when (n + offset) is a multiple of 10. */
+  | { kind: 'words'; unique: boolean; offset: number }
   | { kind: 'constant'; value: string | number | boolean }
   | { kind: 'enum'; values: string[] }
   | { kind: 'boolean' }
@@ -204,8 +207,8 @@ export interface SeedPlan {
 export type PlanResult = { plan: SeedPlan } | { skipped: string };
 
 /** `item-{…}`, or `shop-{…}` for every tenth row. */
-const WORD = `CASE WHEN n % 10 = 0 THEN 'shop-' ELSE 'item-' END`;
-/** The samples a pattern check tries: what the generator can produce for row counts up to 10^7. */
+const word = (k: string) => `CASE WHEN ${k} % 10 = 0 THEN 'shop-' ELSE 'item-' END`;
+/** Values a pattern and maxLength check tries: the shortest and the longest the generator writes. */
 const WORD_SAMPLES = (unique: boolean, rows: number) => (unique ? ['item-1', 'shop-10', `item-${rows - 1}`] : ['item-1', 'shop-0']);
 
 /** Plans the seed of `decl`'s table for `scope`; answers why not when the table cannot be seeded generically. */
@@ -280,9 +283,13 @@ export async function planSeed(db: BenchDb, decl: ResourceDecl, shape: TableShap
   profiles.set('create_time', { kind: 'timestamp' });
   profiles.set('update_time', { kind: 'timestamp' });
 
-  for (const col of shape.columns) {
+  for (const [j, col] of shape.columns.entries()) {
     const c = col.name;
     const unique = uniqueColumns.has(c);
+    // Each column counts from its own offset, so the tenth of the rows that says `shop` in one
+    // column is not the tenth that does in another, nor the rows a boolean switches off: a filter
+    // on one column and the order of another are independent, not a contrived worst case.
+    const k = `(n + ${j})`;
     if (c === 'id') set(c, `${lit(scope.idPrefix)} || ${pad}`);
     else if (c === scope.parentColumn) set(c, lit(scope.parentId));
     else if (c === 'account_id') set(c, lit(scope.accountId));
@@ -299,8 +306,8 @@ export async function planSeed(db: BenchDb, decl: ResourceDecl, shape: TableShap
         if (!id && col.notNull && !list) return { skipped: `${name} is NOT NULL and refers to ${reference.table}, which has no row under the bench ${scope.referenceScope.column}` };
         const share = id && col.notNull && !list ? 1 : 0.1;
         profiles.set(name, { kind: 'reference', id, share, list });
-        if (list) set(c, asJson(col, id ? `CASE WHEN n % 10 = 0 THEN ${lit(JSON.stringify([id]))} ELSE '[]' END` : `'[]'`));
-        else if (id) set(c, share === 1 ? lit(id) : `CASE WHEN n % 10 = 0 THEN ${lit(id)} END`);
+        if (list) set(c, asJson(col, id ? `CASE WHEN ${k} % 10 = 0 THEN ${lit(JSON.stringify([id]))} ELSE '[]' END` : `'[]'`));
+        else if (id) set(c, share === 1 ? lit(id) : `CASE WHEN ${k} % 10 = 0 THEN ${lit(id)} END`);
         continue;
       }
       if (!read && !unique && field.default !== undefined) {
@@ -322,26 +329,30 @@ export async function planSeed(db: BenchDb, decl: ResourceDecl, shape: TableShap
             break;
           }
           if (misses.length) notes.push(`${name}: generated values such as ${JSON.stringify(misses[0])} miss its declared ${field.pattern ? `pattern ${field.pattern}` : `maxLength ${field.maxLength}`}`);
-          set(c, `(${WORD} || ${unique ? 'n' : '(n % 5)'})`);
-          profiles.set(name, { kind: 'words', unique });
+          // The suffix counts in tens, so it does not repeat the `shop` rows' residue.
+          set(c, `(${word(k)} || ${unique ? 'n' : '((n / 10) % 5)'})`);
+          profiles.set(name, { kind: 'words', unique, offset: j });
           break;
         }
         case 'enum': {
           const values = (field.values ?? []).filter((v) => !excluded.get(c)?.has(v));
           if (values.length === 0) return { skipped: `enum ${name} has no value left outside the partial unique indexes` };
-          set(c, values.length === 1 ? lit(values[0]) : `CASE n % ${values.length} ${values.map((v, i) => `WHEN ${i} THEN ${lit(v)}`).join(' ')} END`);
+          set(c, values.length === 1 ? lit(values[0]) : `CASE ${k} % ${values.length} ${values.map((v, i) => `WHEN ${i} THEN ${lit(v)}`).join(' ')} END`);
           profiles.set(name, { kind: 'enum', values });
           break;
         }
         case 'boolean':
-          set(c, bool('n % 5 <> 0'));
+          set(c, bool(`${k} % 5 <> 0`));
           profiles.set(name, { kind: 'boolean' });
           break;
         case 'integer':
         case 'number': {
-          const min = field.minimum ?? 0;
-          const span = field.maximum !== undefined ? Math.min(1000, field.maximum - min + 1) : 1000;
-          set(c, unique ? 'n' : `(${min} + n % ${span})`);
+          // From 0 when the bounds allow it (a priority of ±2^31 starts at 0, not at -2^31).
+          const lo = field.minimum ?? -Infinity;
+          const hi = field.maximum ?? Infinity;
+          const min = lo > 0 ? lo : hi < 0 ? Math.max(lo, hi - 999) : 0;
+          const span = Math.min(1000, hi - min + 1);
+          set(c, unique ? 'n' : `(${min} + ${k} % ${span})`);
           profiles.set(name, { kind: 'number', min: unique ? 1 : min, span: unique ? scope.rows : span, unique });
           break;
         }
@@ -354,7 +365,7 @@ export async function planSeed(db: BenchDb, decl: ResourceDecl, shape: TableShap
             set(c, literalOf(field.default, col, f));
             profiles.set(name, { kind: 'constant', value: JSON.stringify(field.default) });
           } else {
-            set(c, asJson(col, `CASE WHEN n % 10 = 0 THEN '["shop"]' ELSE '[]' END`));
+            set(c, asJson(col, `CASE WHEN ${k} % 10 = 0 THEN '["shop"]' ELSE '[]' END`));
             profiles.set(name, { kind: 'list', item: 'shop' });
           }
           break;
