@@ -14,7 +14,8 @@
  *   BENCH_DIALECTS=sqlite    which dialects, comma-separated (default: sqlite,postgres)
  *   BENCH_DURATION=10        seconds per case (full run)
  *   BENCH_POSTGRES_URL=…     superuser URL of an existing PostgreSQL server (default: a throwaway one)
- *   BENCH_SUITES=foundation,customers   which suites run (default: all; see bench/suites.ts)
+ *   BENCH_SUITES=foundation,customers   which suites run (default: all; see bench/suites.ts), e.g.
+ *                            `BENCH_SUITES=lists` for the List of every collection at 100 000 rows (bench/lists.ts)
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +32,7 @@ import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
 import { startServer, type ServerHandle } from './server.js';
-import { SUITES, suiteSelected, type SuiteContext } from './suites.js';
+import { SUITES, suiteSelected, type MeasureOptions, type SuiteContext } from './suites.js';
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -270,12 +271,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
     await hammer({ url: `${base}${TENANT}/websites/${user.websiteId}`, token, connections: CONNECTIONS, durationS: WARMUP_S });
     await drain(base, drainProbes);
 
-    const measure = async (
-      id: string,
-      label: string,
-      url: string,
-      opts: { auth?: boolean; connections?: number; target?: Target; notes?: string[] } = {},
-    ): Promise<CaseRow> => {
+    const measure = async (id: string, label: string, url: string, opts: MeasureOptions = {}): Promise<CaseRow> => {
       const row: CaseRow = { id, label, connections: opts.connections ?? CONNECTIONS, target: opts.target, notes: [...(opts.notes ?? [])] };
       report.rows.push(row);
       try {
@@ -283,7 +279,8 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
         // service time of one request without queueing (bounded: at most 10 requests or about 5 s).
         const probeStart = Date.now();
         const times: number[] = [];
-        for (let i = 0; i < 10 && (i < 3 || Date.now() - probeStart < 5_000); i++) {
+        const probes = opts.probes ?? 10;
+        for (let i = 0; i < probes && (i < 3 || Date.now() - probeStart < 5_000); i++) {
           const t0 = performance.now();
           const probe = await getJson(url, opts.auth === false ? '' : token);
           times.push(performance.now() - t0);
@@ -295,7 +292,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
         times.sort((a, b) => a - b);
         row.notes.push(`one request at a time: median ${fmtMs(times[Math.floor((times.length - 1) / 2)])} ms, max ${fmtMs(times[times.length - 1])} ms (${times.length} sequential requests before the run)`);
         log(`${dialect}: ${label} …`);
-        row.result = await hammer({ url, token: opts.auth === false ? undefined : token, connections: row.connections, durationS: DURATION_S });
+        row.result = await hammer({ url, token: opts.auth === false ? undefined : token, connections: row.connections, durationS: opts.durationS ?? DURATION_S });
         summarise(row.result);
       } catch (error) {
         row.error = (error as Error).message;
@@ -493,6 +490,7 @@ function writeDoc(reports: DialectReport[], info: Record<string, string>, starte
     `- List cases run twice: \`(throughput)\` at ${CONNECTIONS} connections, and \`(latency)\` at ${LATENCY_CONNECTIONS} connections, where the latency targets apply (at ${CONNECTIONS} connections a p99 is mostly queueing, ≈ connections ÷ req/s).`,
     `- Each case: autocannon, ${CONNECTIONS} connections unless stated, ${DURATION_S} s, after a few sequential probe requests (each must answer 200; their median is the "one request at a time" note) and followed by a wait until the server has worked off in-flight requests. Warm-up of ${WARMUP_S} s on \`/healthz\` and on Get beforehand, not recorded.`,
     `- List pages: \`page_size=${PAGE_SIZE}\`. "mid" is the create_time of the middle row of the account (\`create_time > mid\` keeps half the rows). Later pages: the token chain is walked ${CHAIN_DEPTH} pages deep, then the request for page ${CHAIN_DEPTH + 1} is repeated (its token carries total_size, so nothing is counted).`,
+    ...SUITES.filter((suite) => suiteSelected(suite.id)).flatMap((suite) => (suite.setup ?? []).map((line) => `- ${line}`)),
     '',
     '## How to read',
     '',

@@ -11,6 +11,18 @@ import { configSuite } from './config.suite.js';
 import type { CaseRow, DialectReport, Target } from './report.js';
 import { customersSuite } from './customers.js';
 import { aiSuite } from './ai.js';
+import { listsSuite } from './lists.js';
+
+export interface MeasureOptions {
+  auth?: boolean;
+  connections?: number;
+  target?: Target;
+  notes?: string[];
+  /** Seconds of the autocannon run (default: the run's per-case duration). */
+  durationS?: number;
+  /** Most sequential probes before the run (default 10, and at least 3 within about 5 s). */
+  probes?: number;
+}
 
 export interface SuiteContext {
   dialect: 'sqlite' | 'postgres';
@@ -22,7 +34,7 @@ export interface SuiteContext {
   api: Api;
   report: DialectReport;
   /** An autocannon GET case with sequential probes first (see run.ts). */
-  measure(id: string, label: string, url: string, opts?: { auth?: boolean; connections?: number; target?: Target; notes?: string[] }): Promise<CaseRow>;
+  measure(id: string, label: string, url: string, opts?: MeasureOptions): Promise<CaseRow>;
   log(message: string): void;
   dataDir: string;
   /** The server's SQLite file (sqlite dialect). */
@@ -43,10 +55,13 @@ export interface BenchSuite {
   id: string;
   /** One line per target, for the report's target list. */
   targets: string[];
+  /** Lines for the report's setup section: how the suite seeds and measures. */
+  setup?: string[];
   run(ctx: SuiteContext): Promise<void>;
 }
 
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite];
+// Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')
