@@ -20,6 +20,8 @@ export interface Config {
   signupRateLimit: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** A List count that took at least this long (ms) is shared with other processes through the database; 0 shares every count. */
+  listCountShareMs: number;
   /** Take client addresses from X-Forwarded-For (behind a proxy). */
   trustProxy: boolean;
   production: boolean;
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
+    listCountShareMs: env.LIST_COUNT_SHARE_MS === '0' ? 0 : positiveInteger(env, 'LIST_COUNT_SHARE_MS', 20),
     trustProxy: env.TRUST_PROXY === 'true',
     production,
     blobStore: blobStoreOf(env),
