@@ -27,6 +27,7 @@ import { createRateLimiter } from './platform/http/rate-limit.js';
 import { createRouteContextFactory } from './platform/http/route-context.js';
 import { createValidatorCompiler } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
+import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
 import type { Row, WriteContext } from './platform/resource/declaration.js';
@@ -96,6 +97,11 @@ export async function buildApp(opts: {
   const engineDeps = {
     database,
     pageTokens: createPageTokenCodec(config.jwtSecret),
+    listCounts: createListCounts({
+      database,
+      shareAfterMs: config.listCountShareMs,
+      onShareError: (err) => app.log.warn({ err }, 'could not share a list count with other processes'),
+    }),
     onDeleting: async (trx: Transaction<any>, table: string, row: Row, now: number) => {
       if (row.website_id) for (const reference of referencesTo(table)) await reference.detach(trx, row.website_id, row.id, now);
       // Rows of deleted websites go by foreign-key cascade, their blobs by prefix once the delete

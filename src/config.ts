@@ -22,6 +22,8 @@ export interface Config {
   signupRateLimit: number;
   logLevel: string;
   bodyLimitBytes: number;
+  /** A List count that took at least this long (ms) is shared with other processes through the database; 0 shares every count. */
+  listCountShareMs: number;
   /**
    * Which peers may set the client address through X-Forwarded-For (rate limits key on it): false
    * (none), true (every hop: the left-most entry wins), or comma-separated proxy addresses/CIDRs.
@@ -180,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
+    listCountShareMs: env.LIST_COUNT_SHARE_MS === '0' ? 0 : positiveInteger(env, 'LIST_COUNT_SHARE_MS', 20),
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     production,
     blobStore: blobStoreOf(env),

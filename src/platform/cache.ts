@@ -41,3 +41,34 @@ export class TtlCache<K, V> {
     this.entries.clear();
   }
 }
+
+/**
+ * A bounded in-process cache without expiry: a read refreshes the entry, and the least recently
+ * used one goes once `max` is reached. For facts that stay true until their key changes.
+ */
+export class LruCache<K, V> {
+  private readonly entries = new Map<K, V>();
+  constructor(private readonly max: number) {}
+
+  get(key: K): V | undefined {
+    const value = this.entries.get(key);
+    if (value === undefined) return undefined;
+    // Map order is insertion order: re-inserting makes this the most recently used.
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    return value;
+  }
+
+  set(key: K, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.max) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, value);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

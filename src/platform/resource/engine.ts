@@ -5,6 +5,7 @@ import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type Field
 import { buildFilter, type FilterField } from '../query/filter.js';
 import { keysetAfter, orderTerms, parseOrderBy } from '../query/order.js';
 import { parsePageWindow } from '../query/list-params.js';
+import type { ListCounts } from '../query/list-counts.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
 import { checkClientId, newId } from './ids.js';
@@ -93,6 +94,8 @@ export interface TransactionScope {
 export interface EngineDeps {
   database: Database;
   pageTokens: PageTokenCodec;
+  /** Reuses a first page's exact count until the collection changes; without it every first page counts. */
+  listCounts?: ListCounts;
   /**
    * Called inside a Delete's transaction, after `beforeDelete`: other areas drop what points at the
    * row (see `Reference` in platform/area.ts), so no id of a deleted row is left behind. May answer
@@ -507,7 +510,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
           .select((eb) => eb.fn.countAll().as('count'))
           .executeTakeFirstOrThrow()
           .then((r) => Number(r.count));
-      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : countQuery()]).catch((err) => {
+      // The change counter the count is kept under, as the list_versions triggers key the table: by
+      // website when the path has one, else by account. The accounts collection (the caller's
+      // memberships) and catalogues (no tenant) always count.
+      const scope =
+        decl.table === 'accounts' || decl.catalogue ? undefined : collectionParams.includes('website_id') ? params.website_id : ctx.access?.accountId;
+      const counted = () =>
+        deps.listCounts && scope !== undefined
+          ? deps.listCounts.count({ table: decl.table, scope, query: `${fillFromParams(decl.collectionPath, params)}\n${filter.canonical}` }, countQuery)
+          : countQuery();
+      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : counted()]).catch((err) => {
         if (dialect.isTimeout(err)) throw new ApiError('DEADLINE_EXCEEDED', 'the list took too long to compute; narrow the filter');
         throw err;
       });
