@@ -455,9 +455,10 @@ export function createMediaService(deps: MediaServiceDeps) {
         if (value === undefined || value === false) continue;
         query[name] = value === true ? '1' : String(value);
       }
+      // The media first: an id the caller cannot see is NOT_FOUND whatever the body says.
+      const media = await deps.media().get(ctx, params);
       const wanted = parseTransform(query);
       if (Object.keys(wanted).length === 0) throw InvalidArgument.field('w', 'name at least one transform parameter; the original needs no signature');
-      const media = await deps.media().get(ctx, params);
       const stored = media.is_image === true ? storedFormatOf(String(media.mime_type)) : undefined;
       if (!stored) throw InvalidArgument.field(Object.keys(wanted)[0], 'transforms apply to images only, and this media is not one');
       checkEnlargement(
