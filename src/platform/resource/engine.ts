@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
@@ -27,6 +27,12 @@ export interface ListResult {
   items: Resource[];
   nextPageToken?: string;
   totalSize: number;
+}
+
+/** The SQL of one List request: its page, and the count of every row the filter selects. */
+export interface ListQueries {
+  page: CompiledQuery;
+  count: CompiledQuery;
 }
 
 export interface CreateOptions {
@@ -65,6 +71,11 @@ export interface DeleteOptions {
 export interface ResourceService {
   readonly decl: ResourceDecl;
   list(ctx: RequestContext, params: Record<string, string>, query: ListQuery): Promise<ListResult>;
+  /**
+   * The SQL `list()` runs for this request, compiled but not run: the page and the count (checks of
+   * their query plans). Same validation and errors as `list()`.
+   */
+  listQueries(ctx: RequestContext, params: Record<string, string>, query: ListQuery): ListQueries;
   get(ctx: RequestContext, params: Record<string, string>): Promise<Resource>;
   create(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: CreateOptions): Promise<{ resource: Resource; created: boolean }>;
   update(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: UpdateOptions): Promise<{ resource: Resource; created: boolean }>;
@@ -166,11 +177,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return field;
   }
 
-  /** WHERE terms every query of this collection carries: the account, and the path's parent ids. */
-  function scoped<Q extends { where: (...args: any[]) => Q }>(query: Q, ctx: RequestContext, params: Record<string, string>, idParams: string[]): Q {
+  /**
+   * WHERE terms every query of this collection carries: the ids of its path (the access root, the
+   * parent ids, and the own id when `idParams` names it), nothing else. `account_id` is not repeated:
+   * route-context already resolved the root (account, project, website) to its account and checked
+   * the caller's membership there, and a project or website never changes account; where the root is
+   * the account itself, `account_id` is a path id anyway. So every index can lead with the parent
+   * columns and answer a List's count on its own.
+   */
+  function scoped<Q extends { where: (...args: any[]) => Q }>(query: Q, params: Record<string, string>, idParams: string[]): Q {
     let q = query;
-    if (decl.table !== 'accounts' && ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
-    if (decl.table === 'accounts' && ctx.access) q = q.where('id', '=', ctx.access.accountId);
     for (const p of idParams) q = q.where(p === ownIdParam ? 'id' : p, '=', params[p]);
     return q;
   }
@@ -233,11 +249,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
    * on List's first page, Create (and upserts), and every load, so rows kept after their parent is
    * gone (agent versions) stop being reachable.
    */
-  async function checkParent(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>): Promise<void> {
+  async function checkParent(db: Kysely<any>, params: Record<string, string>): Promise<void> {
     if (!decl.parentTable) return;
     const parentParam = collectionParams[collectionParams.length - 1];
+    // Scoped like the collection itself: by the path ids alone (see `scoped`).
     let q = db.selectFrom(decl.parentTable).select('id').where('id', '=', params[parentParam]);
-    if (ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
     for (const p of collectionParams.slice(0, -1)) q = q.where(p, '=', params[p]);
     if (!(await q.executeTakeFirst())) throw new NotFound(`${parentParam.replace(/_id$/, '')} ${params[parentParam]}`);
   }
@@ -251,31 +267,27 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
 
   /**
    * Get by id is the hottest read: its SQL is compiled once (with placeholder values standing for
-   * the account and path ids) and run as a prepared statement.
+   * the path ids) and run as a prepared statement.
    */
-  const hotGet = new Map<boolean, { run: (values: readonly unknown[]) => Promise<Row[]>; slots: string[] }>();
-  function hotGetFor(withAccount: boolean) {
-    let prepared = hotGet.get(withAccount);
-    if (!prepared) {
+  let hotGet: { run: (values: readonly unknown[]) => Promise<Row[]>; slots: string[] } | undefined;
+  function hotGetStatement() {
+    if (!hotGet) {
       const placeholders: Record<string, string> = Object.fromEntries(itemParams.map((p) => [p, `\u0000${p}`]));
-      const ctx = { access: withAccount ? { accountId: '\u0000account' } : undefined } as RequestContext;
-      const compiled = scoped(database.db.selectFrom(decl.table).selectAll(), ctx, placeholders, itemParams).compile();
-      prepared = { run: database.prepare(compiled.sql), slots: compiled.parameters.map((p) => String(p).slice(1)) };
-      hotGet.set(withAccount, prepared);
+      const compiled = scoped(database.db.selectFrom(decl.table).selectAll(), placeholders, itemParams).compile();
+      hotGet = { run: database.prepare(compiled.sql), slots: compiled.parameters.map((p) => String(p).slice(1)) };
     }
-    return prepared;
+    return hotGet;
   }
 
   async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
-    await checkParent(db, ctx, params);
+    await checkParent(db, params);
     if (db === database.db && !forUpdate) {
-      const prepared = hotGetFor(ctx.access !== undefined);
-      const values = prepared.slots.map((slot) => (slot === 'account' ? ctx.access!.accountId : params[slot]));
-      const [row] = await prepared.run(values);
+      const prepared = hotGetStatement();
+      const [row] = await prepared.run(prepared.slots.map((slot) => params[slot]));
       if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
       return row;
     }
-    let query = scoped(db.selectFrom(decl.table).selectAll(), ctx, params, itemParams);
+    let query = scoped(db.selectFrom(decl.table).selectAll(), params, itemParams);
     if (forUpdate) query = dialect.forUpdate(query);
     const row = await query.executeTakeFirst();
     if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
@@ -422,7 +434,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const previous = await replay(trx, params, idempotencyScope, opts.requestId!, true);
       if (previous) return previous;
     }
-    await checkParent(trx, ctx, params);
+    await checkParent(trx, params);
     const row = newRow(ctx, params, input, opts.id);
     if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
@@ -461,46 +473,56 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return next;
   }
 
+  /**
+   * Everything a List request runs, compiled but not run: the page (keyset after the token's cursor,
+   * `skip`, one row more than the page to see whether another follows) and the count of what the
+   * filter selects. `list()` runs exactly these; `listQueries()` hands them out (plan checks).
+   */
+  function compileList(ctx: RequestContext, params: Record<string, string>, query: ListQuery) {
+    const { pageSize, skip } = parsePageWindow(query);
+    const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
+    const filter = buildFilter(query.filter, filterFields, dialect, params);
+    // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
+    const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
+    const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
+
+    const filtered = (db: Kysely<any>) => {
+      let q = db.selectFrom(decl.table);
+      if (decl.table === 'accounts') {
+        q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
+      } else {
+        q = scoped(q, params, collectionParams);
+      }
+      return filter.where ? q.where(filter.where) : q;
+    };
+    let page = filtered(database.read).selectAll();
+    if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
+    for (const term of orderTerms(order.columns)) page = page.orderBy(term);
+    page = page.limit(pageSize + 1);
+    if (skip) page = page.offset(skip);
+    const count = filtered(database.count).select((eb) => eb.fn.countAll().as('count'));
+    return { pageSize, order, binding, cursor, page: page.compile(), count: count.compile() };
+  }
+
   return {
     decl,
     load,
     toResource: present,
     insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
 
-    async list(ctx, params, query) {
-      const { pageSize, skip } = parsePageWindow(query);
+    listQueries: (ctx, params, query) => {
+      const { page, count } = compileList(ctx, params, query);
+      return { page, count };
+    },
 
-      const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
-      const filter = buildFilter(query.filter, filterFields, dialect, params);
-      // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
-      const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
-      const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
+    async list(ctx, params, query) {
+      const { pageSize, order, binding, cursor, page, count } = compileList(ctx, params, query);
+      if (!cursor) await checkParent(database.read, params);
 
       // The page and the count go to different connections (PostgreSQL), so a first page costs
       // max(page, count), and counts are bounded on their own.
-      const filtered = (db: Kysely<any>) => {
-        let q = db.selectFrom(decl.table);
-        if (decl.table === 'accounts') {
-          q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
-        } else {
-          q = scoped(q, ctx, params, collectionParams);
-        }
-        return filter.where ? q.where(filter.where) : q;
-      };
-      if (!cursor) await checkParent(database.read, ctx, params);
-      const base = filtered(database.read);
-      let page = base.selectAll();
-      if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
-      for (const term of orderTerms(order.columns)) page = page.orderBy(term);
-      page = page.limit(pageSize + 1);
-      if (skip) page = page.offset(skip);
-
-      const countQuery = () =>
-        filtered(database.count)
-          .select((eb) => eb.fn.countAll().as('count'))
-          .executeTakeFirstOrThrow()
-          .then((r) => Number(r.count));
-      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : countQuery()]).catch((err) => {
+      const countQuery = () => database.count.executeQuery<{ count: unknown }>(count).then((r) => Number(r.rows[0].count));
+      const [rows, totalSize] = await Promise.all([database.read.executeQuery<Row>(page).then((r) => r.rows), cursor ? cursor.total : countQuery()]).catch((err) => {
         if (dialect.isTimeout(err)) throw new ApiError('DEADLINE_EXCEEDED', 'the list took too long to compute; narrow the filter');
         throw err;
       });
