@@ -161,6 +161,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       hasMatchesPrefix: field.hasMatchesPrefix,
       lowercase: field.lowercase,
       has: field.filterHas,
+      // Every table's filterable string columns carry its trigram text index (migrations).
+      textIndexedTable: field.type === 'string' ? decl.table : undefined,
     };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
