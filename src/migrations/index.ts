@@ -6,6 +6,7 @@ import * as media from './2026-11-22-0400-media.js';
 import * as config from './2026-11-22-0700-config.js';
 import * as customers from './2026-11-22-0300-customers.js';
 import * as ai from './2026-11-22-0500-ai.js';
+import * as listIndexes from './2026-11-23-0800-list-indexes.js';
 import * as listVersions from './2026-11-23-0810-list-versions.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
@@ -17,5 +18,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0700-config': config,
   '2026-11-22-0300-customers': customers,
   '2026-11-22-0500-ai': ai,
+  '2026-11-23-0800-list-indexes': listIndexes,
   '2026-11-23-0810-list-versions': listVersions,
 };

@@ -3,7 +3,7 @@
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnTypes } from '../../src/migrations/column-types.js';
-import { openDatabase } from '../../src/platform/db/database.js';
+import { ftsSubstringQuery, openDatabase } from '../../src/platform/db/database.js';
 import { InvalidArgument } from '../../src/platform/errors.js';
 import {
   buildFilter,
@@ -257,6 +257,7 @@ describe('filter refuses bad input', () => {
     ['text glued to a quoted value', 'title = "a"b', 'unexpected "b" after a value (quote values that contain it) at offset 11'],
     ['a trailing dot in a field path', 'title. = 1', 'expected a field name after ".", got " " at offset 6'],
     ['a global search term without a field', '"hello"', 'expected a field name, got "\\"" at offset 0'],
+    ['a NUL character, which no stored text can hold', 'title:"ab\u0000cd"', 'unexpected NUL character at offset 9'],
   ])('refuses %s with the offset and the problem', (_rule, text, description) => {
     const err = invalidArgument(() => parseFilter(text));
     expect(violation(err)).toEqual({ field: 'filter', description });
@@ -435,5 +436,20 @@ end"`,
   it('compileFilter checks a hand-built tree like a parsed one', () => {
     const tree: FilterAst = { kind: 'not', operand: { kind: 'or', operands: [cmp('n', '3'), cmp('secret', '1')] } };
     expect(violation(invalidArgument(() => compileFilter(tree, FIELDS, dialect))).field).toBe('secret');
+  });
+});
+
+describe('contains through the trigram text index (SQLite FTS5 query)', () => {
+  it('is one quoted phrase in the column, so operators and punctuation are plain characters', () => {
+    expect(ftsSubstringQuery('title', 'abc')).toBe('{title} : "abc"');
+    expect(ftsSubstringQuery('title', 'OR NEAR( x*')).toBe('{title} : "OR NEAR( x*"');
+    expect(ftsSubstringQuery('title', 'a"b')).toBe('{title} : "a""b"');
+    expect(ftsSubstringQuery('title', '"""')).toBe('{title} : """"""""');
+  });
+
+  it('leaves text shorter than a trigram (3 characters, not UTF-16 units) to the plain LIKE', () => {
+    expect(ftsSubstringQuery('title', 'ab')).toBeUndefined();
+    expect(ftsSubstringQuery('title', '😀😀')).toBeUndefined();
+    expect(ftsSubstringQuery('title', '😀ab')).toBe('{title} : "😀ab"');
   });
 });

@@ -30,8 +30,16 @@ export interface SqlDialect {
    * advisory lock; SQLite: nothing to do, it has one writer). For uniqueness rules no index states.
    */
   lockKey(trx: Kysely<any>, key: string): Promise<void>;
-  /** Case-insensitive substring match of `column` against `text` (LIKE wildcards escaped). */
-  containsText(column: string, text: string): RawBuilder<boolean>;
+  /**
+   * Case-insensitive substring match of `column` against `text` (LIKE wildcards escaped). `table`
+   * names the table holding `column` when that table has the trigram text index over it (see
+   * `textIndexTable`; created by the migrations), undefined for a plain LIKE.
+   * SQLite: the rows of the FTS5 trigram table matching the text as a phrase in that column, with
+   * the LIKE kept as the recheck (so the result is exactly LIKE's, only found through the index);
+   * text shorter than 3 characters has no trigram and is the plain LIKE. PostgreSQL: ILIKE, which
+   * the planner answers from the table's pg_trgm GIN index when it pays.
+   */
+  containsText(table: string | undefined, column: string, text: string): RawBuilder<boolean>;
   /** Lock the selected rows for the rest of the transaction (SQLite: the write lock already does). */
   forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
   /** Share-lock the selected rows: concurrent sharers go on, a FOR UPDATE waits (SQLite: the write lock already does). */
@@ -60,6 +68,21 @@ export interface SqlDialect {
   notify(db: Kysely<any>, channel: string): Promise<void>;
 }
 
+/** The SQLite FTS5 table (trigram tokenizer, external content) indexing `table`'s filterable text columns. */
+export function textIndexTable(table: string): string {
+  return `${table}_fts`;
+}
+
+/**
+ * An FTS5 query matching `text` literally as a substring of `column`: the text is one quoted phrase
+ * (`"` doubled, the only character a phrase escapes), so operators and punctuation in it
+ * (`OR`, `NEAR(`, `*`, `:`) are plain characters. Undefined when the text is shorter than a trigram.
+ */
+export function ftsSubstringQuery(column: string, text: string): string | undefined {
+  if ([...text].length < 3) return undefined;
+  return `{${column}} : "${text.replace(/"/g, '""')}"`;
+}
+
 /** Escape LIKE wildcards so user text matches literally. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => '\\' + c);
@@ -76,7 +99,13 @@ const sqliteDialect: SqlDialect = {
     sql<string>`(select json_group_array(json_each.value) from json_each(${sql.ref(column)}) where json_each.value != ${value})`,
   arrayLength: (column) => sql<number>`json_array_length(${sql.ref(column)})`,
   lockKey: async () => {},
-  containsText: (column, text) => sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`,
+  containsText: (table, column, text) => {
+    const like = sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`;
+    const phrase = table === undefined ? undefined : ftsSubstringQuery(column, text);
+    if (phrase === undefined) return like;
+    const fts = textIndexTable(table!);
+    return sql<boolean>`(${sql.ref(`${table}.rowid`)} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${phrase}) and ${like})`;
+  },
   forUpdate: (query) => query,
   forShare: (query) => query,
   semiJoin: (column, inner) =>
@@ -102,7 +131,8 @@ const postgresDialect: SqlDialect = {
   lockKey: async (trx, key) => {
     await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);
   },
-  containsText: (column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
+  // The trigram GIN index serves ILIKE as it stands (a lossy bitmap, rechecked by the heap).
+  containsText: (_table, column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query.forUpdate(),
   forShare: (query) => query.forShare(),
   semiJoin: (column, inner) =>

@@ -33,6 +33,11 @@ export interface FilterField {
   hasMatchesPrefix?: boolean;
   /** Values are stored lowercase: compare the filter value lowercased (case-insensitive match). */
   lowercase?: boolean;
+  /**
+   * String fields: the table holding the column, whose trigram text index answers `:` (contains)
+   * (see `SqlDialect.containsText`); absent: a plain LIKE over the column.
+   */
+  textIndexedTable?: string;
   /** Answers `field:value` itself (e.g. from an indexed side table) instead of the column; gets the scope ids. */
   has?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
 }
@@ -280,6 +285,9 @@ export function parseFilter(text: string): FilterAst | undefined {
   if (text.length > MAX_FILTER_LENGTH) {
     throw InvalidArgument.field('filter', `is longer than ${MAX_FILTER_LENGTH} characters`);
   }
+  // No stored text can hold NUL (PostgreSQL refuses it), and drivers would cut strings at it.
+  const nul = text.indexOf('\u0000');
+  if (nul >= 0) throw syntaxError(nul, 'unexpected NUL character');
   return new Parser(text).parse();
 }
 
@@ -415,7 +423,7 @@ function compileComparison(
   if (operator === ':' && field.type === 'string' && field.hasMatchesPrefix) {
     return sql<SqlBool>`${column} like ${escapeLike(String(bound)) + '%'} escape '\\'`;
   }
-  if (operator === ':' && field.type === 'string') return dialect.containsText(field.column, String(bound)).$castTo<SqlBool>();
+  if (operator === ':' && field.type === 'string') return dialect.containsText(field.textIndexedTable, field.column, String(bound)).$castTo<SqlBool>();
   if (operator === ':' && field.type === 'string_list') return dialect.arrayHas(field.column, String(bound)).$castTo<SqlBool>();
   const parameter = typeof bound === 'boolean' ? dialect.bool(bound) : bound;
   // AIP-160 `!=` means "is not x", which an absent (NULL) value also is; plain SQL <> would drop it.

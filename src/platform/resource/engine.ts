@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
@@ -28,6 +28,12 @@ export interface ListResult {
   items: Resource[];
   nextPageToken?: string;
   totalSize: number;
+}
+
+/** The SQL of one List request: its page, and the count of every row the filter selects. */
+export interface ListQueries {
+  page: CompiledQuery;
+  count: CompiledQuery;
 }
 
 export interface CreateOptions {
@@ -66,6 +72,11 @@ export interface DeleteOptions {
 export interface ResourceService {
   readonly decl: ResourceDecl;
   list(ctx: RequestContext, params: Record<string, string>, query: ListQuery): Promise<ListResult>;
+  /**
+   * The SQL `list()` runs for this request, compiled but not run: the page and the count (checks of
+   * their query plans). Same validation and errors as `list()`.
+   */
+  listQueries(ctx: RequestContext, params: Record<string, string>, query: ListQuery): ListQueries;
   get(ctx: RequestContext, params: Record<string, string>): Promise<Resource>;
   create(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: CreateOptions): Promise<{ resource: Resource; created: boolean }>;
   update(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: UpdateOptions): Promise<{ resource: Resource; created: boolean }>;
@@ -153,6 +164,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       hasMatchesPrefix: field.hasMatchesPrefix,
       lowercase: field.lowercase,
       has: field.filterHas,
+      // Every table's filterable string columns carry its trigram text index (migrations).
+      textIndexedTable: field.type === 'string' ? decl.table : undefined,
     };
   }
   const sortable: Record<string, { column: string; nullable: boolean }> = {};
@@ -169,19 +182,17 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return field;
   }
 
-  /** Column = value terms every query of this collection carries: the account, and the path's parent ids. */
-  function scopeTerms(ctx: RequestContext, params: Record<string, string>, idParams: string[]): Array<[column: string, value: string]> {
-    const terms: Array<[string, string]> = [];
-    if (decl.table !== 'accounts' && ctx.access) terms.push(['account_id', ctx.access.accountId]);
-    if (decl.table === 'accounts' && ctx.access) terms.push(['id', ctx.access.accountId]);
-    for (const p of idParams) terms.push([p === ownIdParam ? 'id' : p, params[p]]);
-    return terms;
-  }
-
-  /** WHERE terms every query of this collection carries (see `scopeTerms`). */
-  function scoped<Q extends { where: (...args: any[]) => Q }>(query: Q, ctx: RequestContext, params: Record<string, string>, idParams: string[]): Q {
+  /**
+   * WHERE terms every query of this collection carries: the ids of its path (the access root, the
+   * parent ids, and the own id when `idParams` names it), nothing else. `account_id` is not repeated:
+   * route-context already resolved the root (account, project, website) to its account and checked
+   * the caller's membership there, and a project or website never changes account; where the root is
+   * the account itself, `account_id` is a path id anyway. So every index can lead with the parent
+   * columns and answer a List's count on its own.
+   */
+  function scoped<Q extends { where: (...args: any[]) => Q }>(query: Q, params: Record<string, string>, idParams: string[]): Q {
     let q = query;
-    for (const [column, value] of scopeTerms(ctx, params, idParams)) q = q.where(column, '=', value);
+    for (const p of idParams) q = q.where(p === ownIdParam ? 'id' : p, '=', params[p]);
     return q;
   }
 
@@ -243,11 +254,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
    * on List's first page, Create (and upserts), and every load, so rows kept after their parent is
    * gone (agent versions) stop being reachable.
    */
-  async function checkParent(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>): Promise<void> {
+  async function checkParent(db: Kysely<any>, params: Record<string, string>): Promise<void> {
     if (!decl.parentTable) return;
     const parentParam = collectionParams[collectionParams.length - 1];
+    // Scoped like the collection itself: by the path ids alone (see `scoped`).
     let q = db.selectFrom(decl.parentTable).select('id').where('id', '=', params[parentParam]);
-    if (ctx.access) q = q.where('account_id', '=', ctx.access.accountId);
     for (const p of collectionParams.slice(0, -1)) q = q.where(p, '=', params[p]);
     if (!(await q.executeTakeFirst())) throw new NotFound(`${parentParam.replace(/_id$/, '')} ${params[parentParam]}`);
   }
@@ -260,32 +271,21 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   const presentOne = async (db: Kysely<any>, row: Row): Promise<Resource> => (await presentAll(db, [row]))[0];
 
   /**
-   * Get by id is the hottest read: a point read by the scope's columns (`Database.pointReader`: a
-   * cached statement on SQLite, batched with concurrent Gets of the same shape on PostgreSQL).
+   * Get by id is the hottest read: a point read by the path's id columns (`Database.pointReader`:
+   * a cached statement on SQLite, batched with concurrent Gets of the same collection on PostgreSQL).
    */
-  const hotGet = new Map<string, (keys: readonly string[]) => Promise<Row | undefined>>();
-  async function hotLoad(ctx: RequestContext, params: Record<string, string>): Promise<Row | undefined> {
-    // A column named twice (an account's own id) must hold one value; the reader takes each column once.
-    const byColumn = new Map<string, string>();
-    for (const [column, value] of scopeTerms(ctx, params, itemParams)) {
-      if (byColumn.has(column) && byColumn.get(column) !== value) return undefined;
-      byColumn.set(column, value);
-    }
-    const terms = [...byColumn];
-    const shape = terms.map(([column]) => column).join(',');
-    let reader = hotGet.get(shape);
-    if (!reader) hotGet.set(shape, (reader = database.pointReader(decl.table, terms.map(([column]) => column))));
-    return reader(terms.map(([, value]) => value));
-  }
+  let hotGet: ReturnType<Database['pointReader']> | undefined;
 
   async function load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate = false): Promise<Row> {
-    await checkParent(db, ctx, params);
+    await checkParent(db, params);
     if (db === database.db && !forUpdate) {
-      const row = await hotLoad(ctx, params);
+      // Made on first use: the table may not exist yet while services are built (before migrations).
+      hotGet ??= database.pointReader(decl.table, itemParams.map((p) => (p === ownIdParam ? 'id' : p)));
+      const row = await hotGet(itemParams.map((p) => params[p]));
       if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
       return row;
     }
-    let query = scoped(db.selectFrom(decl.table).selectAll(), ctx, params, itemParams);
+    let query = scoped(db.selectFrom(decl.table).selectAll(), params, itemParams);
     if (forUpdate) query = dialect.forUpdate(query);
     const row = await query.executeTakeFirst();
     if (!row) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
@@ -432,7 +432,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const previous = await replay(trx, params, idempotencyScope, opts.requestId!, true);
       if (previous) return previous;
     }
-    await checkParent(trx, ctx, params);
+    await checkParent(trx, params);
     const row = newRow(ctx, params, input, opts.id);
     if (opts.serverColumns) Object.assign(row, opts.serverColumns);
     const wctx = writeContext(ctx, trx, { ...params, [ownIdParam]: row.id }, pending, input, []);
@@ -471,45 +471,55 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return next;
   }
 
+  /**
+   * Everything a List request runs, compiled but not run: the page (keyset after the token's cursor,
+   * `skip`, one row more than the page to see whether another follows) and the count of what the
+   * filter selects. `list()` runs exactly these; `listQueries()` hands them out (plan checks).
+   */
+  function compileList(ctx: RequestContext, params: Record<string, string>, query: ListQuery) {
+    const { pageSize, skip } = parsePageWindow(query);
+    const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
+    const filter = buildFilter(query.filter, filterFields, dialect, params);
+    // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
+    const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
+    const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
+
+    const filtered = (db: Kysely<any>) => {
+      let q = db.selectFrom(decl.table);
+      if (decl.table === 'accounts') {
+        q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
+      } else {
+        q = scoped(q, params, collectionParams);
+      }
+      return filter.where ? q.where(filter.where) : q;
+    };
+    let page = filtered(database.read).selectAll();
+    if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
+    for (const term of orderTerms(order.columns)) page = page.orderBy(term);
+    page = page.limit(pageSize + 1);
+    if (skip) page = page.offset(skip);
+    const count = filtered(database.count).select((eb) => eb.fn.countAll().as('count'));
+    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: page.compile(), count: count.compile() };
+  }
+
   return {
     decl,
     load,
     toResource: present,
     insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
 
-    async list(ctx, params, query) {
-      const { pageSize, skip } = parsePageWindow(query);
+    listQueries: (ctx, params, query) => {
+      const { page, count } = compileList(ctx, params, query);
+      return { page, count };
+    },
 
-      const order = parseOrderBy(query.order_by?.trim() ? query.order_by : decl.defaultOrder, sortable);
-      const filter = buildFilter(query.filter, filterFields, dialect, params);
-      // Bound to the caller too: what a list shows (and the total a token carries) is the caller's view.
-      const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
-      const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
+    async list(ctx, params, query) {
+      const { pageSize, order, binding, cursor, filterCanonical, page, count } = compileList(ctx, params, query);
+      if (!cursor) await checkParent(database.read, params);
 
       // The page and the count go to different connections (PostgreSQL), so a first page costs
       // max(page, count), and counts are bounded on their own.
-      const filtered = (db: Kysely<any>) => {
-        let q = db.selectFrom(decl.table);
-        if (decl.table === 'accounts') {
-          q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
-        } else {
-          q = scoped(q, ctx, params, collectionParams);
-        }
-        return filter.where ? q.where(filter.where) : q;
-      };
-      if (!cursor) await checkParent(database.read, ctx, params);
-      const base = filtered(database.read);
-      let page = base.selectAll();
-      if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
-      for (const term of orderTerms(order.columns)) page = page.orderBy(term);
-      page = page.limit(pageSize + 1);
-      if (skip) page = page.offset(skip);
-
-      const countQuery = () =>
-        filtered(database.count)
-          .select((eb) => eb.fn.countAll().as('count'))
-          .executeTakeFirstOrThrow()
-          .then((r) => Number(r.count));
+      const countQuery = () => database.count.executeQuery<{ count: unknown }>(count).then((r) => Number(r.rows[0].count));
       // The change counter the count is kept under, as the list_versions triggers key the table: by
       // website when the path has one, else by account. The accounts collection (the caller's
       // memberships) and catalogues (no tenant) always count.
@@ -517,9 +527,9 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         decl.table === 'accounts' || decl.catalogue ? undefined : collectionParams.includes('website_id') ? params.website_id : ctx.access?.accountId;
       const counted = () =>
         deps.listCounts && scope !== undefined
-          ? deps.listCounts.count({ table: decl.table, scope, query: `${fillFromParams(decl.collectionPath, params)}\n${filter.canonical}` }, countQuery)
+          ? deps.listCounts.count({ table: decl.table, scope, query: `${fillFromParams(decl.collectionPath, params)}\n${filterCanonical}` }, countQuery)
           : countQuery();
-      const [rows, totalSize] = await Promise.all([page.execute(), cursor ? cursor.total : counted()]).catch((err) => {
+      const [rows, totalSize] = await Promise.all([database.read.executeQuery<Row>(page).then((r) => r.rows), cursor ? cursor.total : counted()]).catch((err) => {
         if (dialect.isTimeout(err)) throw new ApiError('DEADLINE_EXCEEDED', 'the list took too long to compute; narrow the filter');
         throw err;
       });

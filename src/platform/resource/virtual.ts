@@ -32,6 +32,8 @@ export function createVirtualService(decl: ResourceDecl, source: VirtualSource, 
       if (!source.update) return unsupported('update')();
       return { resource: await source.update(ctx, params, body, opts), created: false };
     },
+    // Lists run in memory: there is no SQL to hand out.
+    listQueries: unsupported('listQueries'),
     create: unsupported('create'),
     delete: unsupported('delete'),
     insert: unsupported('insert'),

@@ -1,0 +1,111 @@
+/**
+ * `field:"text"` (contains) on string fields, answered from the table's trigram text index (SQLite
+ * FTS5, PostgreSQL pg_trgm; see `SqlDialect.containsText`): the same case-insensitive substring
+ * match on both databases (every expectation below holds on each), the index kept in step with
+ * writes, special characters literal, and another website's rows never matching.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { API, expectInvalid, expectStatus, list } from '../support/fixtures.js';
+
+let t: TestApp;
+let alice: TestUser;
+let bob: TestUser;
+let pagesUrl: string;
+
+/** Alice's pages by title (ASCII case folding only: SQLite's LIKE folds no other letters). */
+const TITLES = [
+  'Photography Basics',
+  'PHOTOGRAPHY advanced',
+  'Say "hi" now',
+  '100% Organic_Food',
+  'Grüße aus Köln',
+  'Rules OR Exceptions NEAR(the end)',
+  "It's 'quoted'",
+  'a*b:c^d {x} -y',
+];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  alice = await t.signUpProvisioned();
+  bob = await t.signUpProvisioned();
+  pagesUrl = `${API}/websites/${alice.websiteId}/cms_pages`;
+  for (const [i, title] of TITLES.entries()) {
+    expectStatus(await t.request('POST', pagesUrl, { token: alice.token, body: { title, url_key: `contains-${i}` } }), 201);
+  }
+  const bobsPages = `${API}/websites/${bob.websiteId}/cms_pages`;
+  expectStatus(await t.request('POST', bobsPages, { token: bob.token, body: { title: 'Photography by Bob', url_key: 'bobs-photos' } }), 201);
+});
+afterAll(() => t?.close());
+
+/** Titles of alice's pages a filter selects, sorted; the count must agree with the items. */
+async function titles(filter: string, user = alice, url = pagesUrl): Promise<string[]> {
+  const page = await list(t, user.token, url, { filter, page_size: 100 });
+  expect(page.total_size).toBe(page.cms_pages.length);
+  return page.cms_pages.map((p: any) => p.title).sort();
+}
+
+const sorted = (values: string[]) => [...values].sort();
+
+describe('contains on an indexed string field', () => {
+  it('matches in the middle of a word, ignoring ASCII case', async () => {
+    expect(await titles('title:"tograph"')).toEqual(sorted(['Photography Basics', 'PHOTOGRAPHY advanced']));
+    expect(await titles('title:"TOGRAPH"')).toEqual(sorted(['Photography Basics', 'PHOTOGRAPHY advanced']));
+    expect(await titles('title:"y adv"')).toEqual(['PHOTOGRAPHY advanced']);
+    expect(await titles('title:"nothing like this"')).toEqual([]);
+  });
+
+  it('text shorter than a trigram still matches (plain LIKE)', async () => {
+    expect(await titles('title:"ph"')).toEqual(sorted(['Photography Basics', 'PHOTOGRAPHY advanced']));
+    expect(await titles('title:"ö"')).toEqual(['Grüße aus Köln']);
+    expect(await titles('title:"%"')).toEqual(['100% Organic_Food']);
+    expect(await titles('title:"_"')).toEqual(['100% Organic_Food']);
+  });
+
+  it('takes quotes, LIKE wildcards, full-text operators and punctuation literally', async () => {
+    expect(await titles('title:"y \\"hi\\" n"')).toEqual(['Say "hi" now']);
+    expect(await titles(`title:"a\\"b"`)).toEqual([]);
+    expect(await titles(`title:'%_'`)).toEqual([]);
+    expect(await titles('title:"0% O"')).toEqual(['100% Organic_Food']);
+    expect(await titles('title:"c_F"')).toEqual(['100% Organic_Food']);
+    expect(await titles('title:"s OR Ex"')).toEqual(['Rules OR Exceptions NEAR(the end)']);
+    expect(await titles('title:"OR"')).toEqual(sorted(['100% Organic_Food', 'Rules OR Exceptions NEAR(the end)']));
+    expect(await titles('title:"NEAR("')).toEqual(['Rules OR Exceptions NEAR(the end)']);
+    expect(await titles(`title:"'quoted'"`)).toEqual(["It's 'quoted'"]);
+    expect(await titles('title:"*b:c^d {x} -"')).toEqual(['a*b:c^d {x} -y']);
+    expect(await titles('title:"üße aus K"')).toEqual(['Grüße aus Köln']);
+  });
+
+  it('refuses a NUL character in the filter instead of failing on it', async () => {
+    const res = await t.request('GET', `${pagesUrl}?filter=${encodeURIComponent('title:"ab\u0000cd"')}`, { token: alice.token });
+    expect(expectInvalid(res, 'filter').message).toContain('NUL');
+  });
+
+  it("never matches another website's rows", async () => {
+    expect(await titles('title:"by Bob"')).toEqual([]);
+    expect(await titles('title:"tograph"', bob, `${API}/websites/${bob.websiteId}/cms_pages`)).toEqual(['Photography by Bob']);
+  });
+
+  it('follows updates and deletes of the indexed columns', async () => {
+    const page = expectStatus(await t.request('POST', pagesUrl, { token: alice.token, body: { title: 'Lighthouse keeper', url_key: 'lighthouse' } }), 201);
+    expect(await titles('title:"thouse"')).toEqual(['Lighthouse keeper']);
+    expectStatus(await t.request('PATCH', `${pagesUrl}/${page.id}`, { token: alice.token, body: { title: 'Windmill keeper' } }), 200);
+    expect(await titles('title:"thouse"')).toEqual([]);
+    expect(await titles('title:"ndmil"')).toEqual(['Windmill keeper']);
+    expect(await titles('url_key:"ghthou"')).toEqual(['Windmill keeper']);
+    expectStatus(await t.request('PATCH', `${pagesUrl}/${page.id}`, { token: alice.token, body: { is_active: false } }), 200);
+    expect(await titles('title:"ndmil"')).toEqual(['Windmill keeper']);
+    expectStatus(await t.request('DELETE', `${pagesUrl}/${page.id}`, { token: alice.token }), 204);
+    expect(await titles('title:"ndmil"')).toEqual([]);
+  });
+
+  it('matches a lowercase field (customer email) whatever the case of the text', async () => {
+    const customers = `${API}/websites/${alice.websiteId}/customers`;
+    expectStatus(await t.request('POST', customers, { token: alice.token, body: { email: 'Ada.Lovelace@Example.COM', password: 'secret-123' } }), 201);
+    for (const filter of ['email:"LOVELACE@EXAMPLE"', 'email:"ace@ex"', 'email:"da"']) {
+      const page = await list(t, alice.token, customers, { filter });
+      expect(page.customers.map((c: any) => c.email)).toEqual(['ada.lovelace@example.com']);
+      expect(page.total_size).toBe(1);
+    }
+  });
+});
