@@ -20,9 +20,9 @@ function uploadError(err: unknown, maxBytes: number): unknown {
   const code = (err as { code?: string }).code;
   switch (code) {
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new InvalidArgument(`file: is larger than the upload limit of ${maxBytes} bytes`, [{ field: 'file', description: `is larger than ${maxBytes} bytes` }], 413);
+      return new InvalidArgument(`file: is larger than the upload limit of ${maxBytes} bytes`, [{ field: 'file', description: `is larger than ${maxBytes} bytes` }]);
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
-      return new InvalidArgument('content-type: send multipart/form-data', [{ field: 'content-type', description: 'must be multipart/form-data' }], 415);
+      return new InvalidArgument('content-type: send multipart/form-data', [{ field: 'content-type', description: 'must be multipart/form-data' }]);
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
     case 'FST_FILES_LIMIT':
@@ -101,7 +101,7 @@ export async function registerMediaUploadRoute(
         summary: 'Upload a Media',
         description:
           `\`multipart/form-data\`: the file in the part \`file\` (exactly one), optional plain parts \`alt_text\`, \`title\`, \`folder_id\` (a folder of this website; empty or absent: the root). ` +
-          `The type is detected from the bytes; images get \`width\`/\`height\` after EXIF orientation. Larger than ${deps.maxUploadBytes} bytes (\`MEDIA_MAX_UPLOAD_BYTES\`) answers 413; ` +
+          `The type is detected from the bytes; images get \`width\`/\`height\` after EXIF orientation. Larger than ${deps.maxUploadBytes} bytes (\`MEDIA_MAX_UPLOAD_BYTES\`) answers 400 INVALID_ARGUMENT on \`file\`; ` +
           'an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.',
         tags: [decl.collection],
         params: { type: 'object', properties: { website_id: { type: 'string', description: 'Id of the website.' } }, required: ['website_id'] },
