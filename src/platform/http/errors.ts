@@ -96,7 +96,7 @@ function sendError(apiError: ApiError, request: FastifyRequest, reply: FastifyRe
   if (apiError instanceof ResourceExhausted) reply.header('retry-after', String(apiError.retryAfterSeconds));
   // RFC 9110 §11.6.1: every 401 names the scheme; a token that was sent and refused is an invalid_token (RFC 6750 §3.1).
   if (apiError instanceof Unauthenticated || apiError.status === 'UNAUTHENTICATED') {
-    reply.header('www-authenticate', request.headers.authorization ? 'Bearer error="invalid_token"' : 'Bearer');
+    reply.header('www-authenticate', /^Bearer\s/i.test(request.headers.authorization ?? '') ? 'Bearer error="invalid_token"' : 'Bearer');
   }
   if (apiError instanceof MethodNotAllowed) reply.header('allow', apiError.allow.join(', '));
   reply.header('x-request-id', request.id);
