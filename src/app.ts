@@ -103,8 +103,15 @@ export async function buildApp(opts: {
   await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip', 'deflate'], globalDecompression: false });
   installErrorHandling(app, routes);
   installInputGuard(app);
+  // Set once close() begins (SIGTERM): answers of requests still in flight then end their connection,
+  // so a drained keep-alive connection does not hold the process until its idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
   const operations = createOperations({ database, logger: app.log });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
