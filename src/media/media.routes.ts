@@ -7,6 +7,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SurfaceDeps } from '../platform/area.js';
 import { ApiError, InvalidArgument } from '../platform/errors.js';
+import { refuseUnstorableText } from '../platform/http/input-guard.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { createValidatorCompiler } from '../platform/http/validation.js';
 import { sendResource } from '../platform/resource/routes.js';
@@ -74,6 +75,8 @@ async function receive(request: FastifyRequest, tempDir: string, maxBytes: numbe
         fields[part.fieldname] = String(part.value ?? '');
       }
     }
+    // The one body the JSON parser never sees: its plain parts get the same check (no NUL reaches a database).
+    refuseUnstorableText(fields, '');
     return { file, fields };
   } catch (err) {
     if (file) await rm(file.path, { force: true });

@@ -11,7 +11,7 @@ import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { canonicalErrorProblem } from '../support/canonical.js';
 import { createAgent } from '../support/ai-fixtures.js';
 import { API, expectError, expectInvalid, expectStatus } from '../support/fixtures.js';
-import { jpeg, publicGet, publicUrl, upload } from '../support/media.js';
+import { jpeg, multipart, publicGet, publicUrl, upload } from '../support/media.js';
 
 let t: TestApp;
 let alice: TestUser;
@@ -216,6 +216,15 @@ describe('text no database can store', () => {
       }),
       'website_name',
     );
+  });
+
+  it('in the plain parts of a multipart upload too (the one body the JSON parser never sees)', async () => {
+    const { body, contentType } = multipart([
+      { name: 'alt_text', value: 'a\u0000b' },
+      { name: 'file', filename: 'notes.txt', data: Buffer.from('plain text') },
+    ]);
+    const res = await t.app.inject({ method: 'POST', url: `${API}/websites/${alice.websiteId}/media`, headers: { authorization: `Bearer ${alice.token}`, 'content-type': contentType }, payload: body });
+    expectInvalid(res, 'alt_text');
   });
 
   it('lone surrogates and JSON nested deeper than 32 levels are refused the same way', async () => {

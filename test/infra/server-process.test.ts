@@ -122,6 +122,17 @@ describeOnly('sqlite')('npm start', () => {
   });
 });
 
+describeOnly('sqlite')("CI's Node check", () => {
+  it('passes a Node that satisfies engines.node and fails one below it loudly', async () => {
+    const range = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).engines.node as string;
+    expect(await run('node', ['scripts/check-node-version.mjs'])).toMatchObject({ code: 0, stdout: `Node ${process.version} satisfies engines.node "${range}"\n` });
+    // 20.18 cannot load sanitize-html 2.18 (it require()s the ESM-only htmlparser2; require(esm) came in 20.19).
+    const old = await run('node', ['scripts/check-node-version.mjs', '20.18.3']);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toBe(`FAIL: Node 20.18.3 does not satisfy engines.node "${range}" in package.json; install a Node that does.\n`);
+  });
+});
+
 describeDb('the built server', () => {
   const outDir = join(ROOT, '.test-build', testDialect());
   const entry = join(outDir, 'src/main.js');
