@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import compress from '@fastify/compress';
 import cors from '@fastify/cors';
-import { randomUUID } from 'node:crypto';
 import type { Config } from './config.js';
 import { accountResource } from './accounts/account.resource.js';
 import { projectResource } from './projects/project.resource.js';
@@ -21,9 +21,11 @@ import { createAccessService, type AccessRoot } from './platform/auth/access.js'
 import { createTokenService } from './platform/auth/tokens.js';
 import { createCaptchaVerifier } from './platform/captcha/captcha.js';
 import { createSecretBox } from './platform/crypto.js';
-import { installErrorHandling } from './platform/http/errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandling, trackRoutes } from './platform/http/errors.js';
+import { installInputGuard } from './platform/http/input-guard.js';
 import { registerOpenApi } from './platform/http/openapi.js';
-import { createRateLimiter } from './platform/http/rate-limit.js';
+import { applyRateLimit, createRateLimiter } from './platform/http/rate-limit.js';
+import { requestIdOf } from './platform/http/request-id.js';
 import { createRouteContextFactory } from './platform/http/route-context.js';
 import { createValidatorCompiler } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
@@ -36,6 +38,9 @@ import { registerResourceRoutes } from './platform/resource/routes.js';
 export const TENANT_PREFIX = '/tenant-api/v1';
 export const SITE_PREFIX = '/site-api/v1';
 export const ENGINE_PREFIX = '/engine-api/v1';
+
+/** Longest path segment the router matches (ids are at most 63 characters; verbs and names ride along). */
+const MAX_PARAM_LENGTH = 256;
 
 /** Paths that start at these parameters are resolved to their account for access checks. */
 const ACCESS_ROOTS: Record<string, AccessRoot> = {
@@ -70,24 +75,47 @@ export async function buildApp(opts: {
   const areas = opts.areas ?? platformAreas;
   const app = Fastify({
     logger: opts.logger ?? false,
-    genReqId: () => `req_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+    // A well-formed client X-Request-Id is kept (so a caller's trace id finds our log lines); others are replaced.
+    genReqId: requestIdOf,
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    routerOptions: { maxParamLength: 256 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors raised before any hook runs (bad URL encoding, an over-long path segment, a malformed
+    // request line or oversized headers) answer the canonical body too.
+    frameworkErrors,
+    clientErrorHandler,
+    // While draining on SIGTERM, a request that still arrives on an open keep-alive connection is served
+    // (with `Connection: close`) rather than refused with Fastify's own, non-canonical 503.
+    return503OnClosing: false,
   });
+  const routes = trackRoutes(app, { maxParamLength: MAX_PARAM_LENGTH });
   app.setValidatorCompiler(createValidatorCompiler());
   // CORS first, so every answer (redirects and errors included) carries its headers.
   await app.register(cors, {
     origin: '*',
     methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
     allowedHeaders: ['Authorization', 'Content-Type', 'If-Match', 'If-None-Match', 'X-Request-Id'],
-    exposedHeaders: ['ETag', 'Location', 'Retry-After', 'X-Request-Id'],
+    exposedHeaders: ['ETag', 'Location', 'Retry-After', 'X-Request-Id', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate'],
     maxAge: 600,
+    // An OPTIONS without the preflight headers is answered like a preflight, not with a plain-text 400.
+    strictPreflight: false,
   });
-  installErrorHandling(app);
+  // Answers of 1 KiB and more, in a type worth compressing (JSON, text, SVG; never JPEG/PNG/WebP/AVIF/GIF,
+  // which are compressed already), go out br/gzip/deflate as the client accepts. Request bodies are not
+  // decompressed: no client needs it, and it would multiply what BODY_LIMIT_BYTES lets in.
+  await app.register(compress, { global: true, threshold: 1024, encodings: ['br', 'gzip', 'deflate'], globalDecompression: false });
+  installErrorHandling(app, routes);
+  installInputGuard(app);
+  // Set once close() begins (SIGTERM): answers of requests still in flight then end their connection,
+  // so a drained keep-alive connection does not hold the process until its idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
   const operations = createOperations({ database, logger: app.log });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
@@ -181,7 +209,19 @@ export async function buildApp(opts: {
     return reply.send({ status: 'ready' });
   });
 
+  // Per user (per client address for calls without a valid token); off unless TENANT_RATE_LIMIT is set.
+  const tenantLimiter = createRateLimiter({ limit: config.tenantRateLimit, windowMs: 60_000, algorithm: 'token-bucket' });
+
   await app.register(async (tenant) => {
+    // Counted before the body is read, so a client over its limit costs no parsing.
+    tenant.addHook('onRequest', async (request, reply) => {
+      if (config.tenantRateLimit === 0) return;
+      const key = await tokens.authenticate(request.headers.authorization, Date.now()).then(
+        (who) => `user:${who.userId}`,
+        () => `address:${request.ip}`,
+      );
+      applyRateLimit(reply, 'tenant', tenantLimiter, key);
+    });
     await registerOpenApi(tenant, { prefix: TENANT_PREFIX, title: 'Tenant API', serverUrl: config.publicBaseUrl, bearer: true });
     registerUserRoutes(tenant, { prefix: TENANT_PREFIX, users, context });
     const surface: SurfaceDeps = { ...deps, context, prefix: TENANT_PREFIX, baseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}` };
@@ -197,6 +237,7 @@ export async function buildApp(opts: {
       signup,
       captcha: createCaptchaVerifier(config.captcha),
       rateLimit: createRateLimiter({ limit: config.signupRateLimit, windowMs: 60_000 }),
+      tenantBaseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}`,
     });
   });
 

@@ -20,6 +20,10 @@ export interface Config {
   mediaSigningSecret: Buffer;
   captcha: { provider: 'static' | 'turnstile' | 'hcaptcha' | 'recaptcha'; secret: string; verifyUrl: string | undefined };
   signupRateLimit: number;
+  /** Requests per minute per user (token bucket) on the tenant surface; 0 = no limit. */
+  tenantRateLimit: number;
+  /** How long SIGTERM waits for in-flight requests and running Operations before closing them. */
+  shutdownTimeoutMs: number;
   logLevel: string;
   bodyLimitBytes: number;
   /** A List count that took at least this long (ms) is shared with other processes through the database; 0 shares every count. */
@@ -180,6 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mediaSigningSecret,
     captcha: { provider, secret: env.CAPTCHA_SECRET ?? 'dev-captcha', verifyUrl: env.CAPTCHA_VERIFY_URL || undefined },
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
+    tenantRateLimit: env.TENANT_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'TENANT_RATE_LIMIT', 0),
+    shutdownTimeoutMs: positiveInteger(env, 'SHUTDOWN_TIMEOUT_MS', 20_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),
     listCountShareMs: env.LIST_COUNT_SHARE_MS === '0' ? 0 : positiveInteger(env, 'LIST_COUNT_SHARE_MS', 20),

@@ -16,13 +16,32 @@ async function main(): Promise<void> {
     database,
     logger: { level: config.logLevel, redact: ['req.headers.authorization', 'password', 'api_key', 'signup_token'] },
   });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    // Taken between the start script's check and now (or started without it): one line, no stack.
+    console.error(`port ${config.port} is already in use (set PORT)`);
+    await app.close().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    process.exit(1);
+  }
   const worker = config.worker === 'inline' ? operations.startWorker() : undefined;
-  const address = await app.listen({ port: config.port, host: config.host });
   console.log(`listening on ${address}`);
 
-  const shutdown = async () => {
-    await app.close();
-    await worker?.stop();
+  let stopping = false;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'draining: no new connections; in-flight requests finish, running Operations go back to the queue');
+    // Requests still running after the timeout lose their connection; the process must end.
+    const deadline = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
+    deadline.unref();
+    // Both at once: the listener closes while Operations are handed back at their next checkpoint (or,
+    // still running at the timeout, directly), so another worker takes them now rather than after the lease.
+    await Promise.all([app.close(), worker?.stop({ graceMs: config.shutdownTimeoutMs })]);
+    clearTimeout(deadline);
     await database.close();
     process.exit(0);
   };

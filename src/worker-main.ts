@@ -12,8 +12,10 @@ async function main(): Promise<void> {
   const { app, operations } = await buildApp({ config, database, logger: { level: config.logLevel } });
   const worker = operations.startWorker({ concurrency: Number(process.env.WORKER_CONCURRENCY ?? 4) });
   app.log.info('worker started');
+  // Running Operations go back to the queue at their next checkpoint (directly after SHUTDOWN_TIMEOUT_MS),
+  // so another worker takes them at once instead of after their lease.
   const shutdown = async () => {
-    await worker.stop();
+    await worker.stop({ graceMs: config.shutdownTimeoutMs });
     await database.close();
     process.exit(0);
   };

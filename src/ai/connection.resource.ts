@@ -3,7 +3,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import type { SecretBox } from '../platform/crypto.js';
 import { Aborted, AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
-import type { ResourceService } from '../platform/resource/engine.js';
+import { etagMatches, type ResourceService } from '../platform/resource/engine.js';
 import { newId } from '../platform/resource/ids.js';
 import { PROVIDERS, type Provider } from './catalogue.js';
 import { AI_READ, AI_WRITE } from './instruction.resource.js';
@@ -115,16 +115,25 @@ export function connectionResource(deps: { db: Kysely<any>; secrets: SecretBox; 
         handle: async (ctx, call) => {
           const service = deps.service();
           const row: Row = await service.load(deps.db, ctx, call.params);
+          // A stale etag is refused before the provider is asked (and again at the write, which takes it too).
+          if (call.ifMatch && !etagMatches(call.ifMatch, service.toResource(row).etag as string)) {
+            throw new Aborted('the connection changed since the etag sent was read', service.toResource(row));
+          }
           if (row.mode === 'MANAGED') throw new FailedPrecondition('MANAGED_CONNECTION', ':verify checks own keys; a MANAGED connection uses the platform key');
           const adapter = deps.providers[row.provider as Provider];
           if (!adapter) throw new FailedPrecondition('PROVIDER_NOT_CONFIGURED', `${row.provider} is not configured on this platform`);
           // The network call happens outside any transaction; the write afterwards is conditional on the same key.
           const status = await adapter.verify(secrets.open(row.api_key_sealed));
-          return service.mutate(ctx, call.params, (wctx, next, current) => {
-            if (current.api_key_sealed !== row.api_key_sealed) throw new Aborted('the key was replaced while it was being verified; verify again', service.toResource(current));
-            next.status = status;
-            next.last_verify_time = wctx.now;
-          });
+          return service.mutate(
+            ctx,
+            call.params,
+            (wctx, next, current) => {
+              if (current.api_key_sealed !== row.api_key_sealed) throw new Aborted('the key was replaced while it was being verified; verify again', service.toResource(current));
+              next.status = status;
+              next.last_verify_time = wctx.now;
+            },
+            { ifMatch: call.ifMatch },
+          );
         },
       },
     ],

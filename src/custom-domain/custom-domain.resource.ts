@@ -148,8 +148,8 @@ export function customDomainResource(deps: CustomDomainDeps): ResourceDecl {
           'FAILED_PRECONDITION (reason `NO_CUSTOM_DOMAIN`) without a custom domain; UNAVAILABLE when DNS cannot be asked, and nothing changes. Safe to repeat; `If-Match` honoured.',
         async handle(ctx, call) {
           const before = await current(ctx, call.params.website_id);
-          const ifMatch = typeof call.headers['if-match'] === 'string' ? call.headers['if-match'] : undefined;
-          if (ifMatch && !etagMatches(ifMatch, before.resource.etag as string)) throw new Aborted('the custom domain changed since the etag in If-Match was read', before.resource);
+          const ifMatch = call.ifMatch;
+          if (ifMatch && !etagMatches(ifMatch, before.resource.etag as string)) throw new Aborted('the custom domain changed since the etag sent was read', before.resource);
           const domain = before.row?.domain as string | undefined;
           if (!domain) throw new FailedPrecondition('NO_CUSTOM_DOMAIN', 'the website has no custom domain; set the setting general.web.custom_domain first');
           const expected = before.resource.platform_hostname as string;

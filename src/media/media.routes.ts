@@ -7,6 +7,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SurfaceDeps } from '../platform/area.js';
 import { ApiError, InvalidArgument } from '../platform/errors.js';
+import { refuseUnstorableText } from '../platform/http/input-guard.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { createValidatorCompiler } from '../platform/http/validation.js';
 import { sendResource } from '../platform/resource/routes.js';
@@ -20,9 +21,9 @@ function uploadError(err: unknown, maxBytes: number): unknown {
   const code = (err as { code?: string }).code;
   switch (code) {
     case 'FST_REQ_FILE_TOO_LARGE':
-      return new InvalidArgument(`file: is larger than the upload limit of ${maxBytes} bytes`, [{ field: 'file', description: `is larger than ${maxBytes} bytes` }], 413);
+      return new InvalidArgument(`file: is larger than the upload limit of ${maxBytes} bytes`, [{ field: 'file', description: `is larger than ${maxBytes} bytes` }]);
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
-      return new InvalidArgument('content-type: send multipart/form-data', [{ field: 'content-type', description: 'must be multipart/form-data' }], 415);
+      return new InvalidArgument('content-type: send multipart/form-data', [{ field: 'content-type', description: 'must be multipart/form-data' }]);
     case 'FST_PARTS_LIMIT':
     case 'FST_FIELDS_LIMIT':
     case 'FST_FILES_LIMIT':
@@ -74,6 +75,8 @@ async function receive(request: FastifyRequest, tempDir: string, maxBytes: numbe
         fields[part.fieldname] = String(part.value ?? '');
       }
     }
+    // The one body the JSON parser never sees: its plain parts get the same check (no NUL reaches a database).
+    refuseUnstorableText(fields, '');
     return { file, fields };
   } catch (err) {
     if (file) await rm(file.path, { force: true });
@@ -101,7 +104,7 @@ export async function registerMediaUploadRoute(
         summary: 'Upload a Media',
         description:
           `\`multipart/form-data\`: the file in the part \`file\` (exactly one), optional plain parts \`alt_text\`, \`title\`, \`folder_id\` (a folder of this website; empty or absent: the root). ` +
-          `The type is detected from the bytes; images get \`width\`/\`height\` after EXIF orientation. Larger than ${deps.maxUploadBytes} bytes (\`MEDIA_MAX_UPLOAD_BYTES\`) answers 413; ` +
+          `The type is detected from the bytes; images get \`width\`/\`height\` after EXIF orientation. Larger than ${deps.maxUploadBytes} bytes (\`MEDIA_MAX_UPLOAD_BYTES\`) answers 400 INVALID_ARGUMENT on \`file\`; ` +
           'an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.',
         tags: [decl.collection],
         params: { type: 'object', properties: { website_id: { type: 'string', description: 'Id of the website.' } }, required: ['website_id'] },

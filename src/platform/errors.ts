@@ -35,22 +35,25 @@ export const HTTP_STATUS_OF = {
 
 export type CanonicalStatus = keyof typeof HTTP_STATUS_OF;
 
+/**
+ * The HTTP status of an error is the one its canonical status maps to (`HTTP_STATUS_OF`), so `code`
+ * and `status` always agree. The one exception is `MethodNotAllowed` (405, see docs/decisions.md).
+ */
 export class ApiError extends Error {
   readonly httpCode: number;
   constructor(
     readonly status: CanonicalStatus,
     message: string,
     readonly details: ErrorDetail[] = [],
-    httpCode?: number,
   ) {
     super(message);
-    this.httpCode = httpCode ?? HTTP_STATUS_OF[status];
+    this.httpCode = HTTP_STATUS_OF[status];
   }
 }
 
 export class InvalidArgument extends ApiError {
-  constructor(message: string, violations: FieldViolation[] = [], httpCode?: number) {
-    super('INVALID_ARGUMENT', message, violations.map((v) => ({ type: 'FIELD_VIOLATION', ...v })), httpCode);
+  constructor(message: string, violations: FieldViolation[] = []) {
+    super('INVALID_ARGUMENT', message, violations.map((v) => ({ type: 'FIELD_VIOLATION', ...v })));
   }
   /** One bad field: the message names it and the detail carries it. */
   static field(field: string, description: string): InvalidArgument {
@@ -123,6 +126,22 @@ export class Cancelled extends ApiError {
 export class Unavailable extends ApiError {
   constructor(message: string, reason?: string) {
     super('UNAVAILABLE', message, reason ? [{ type: 'PRECONDITION_FAILURE', reason }] : []);
+  }
+}
+
+/**
+ * A method the path does not serve (`PUT` on a collection): HTTP 405 with `Allow`, status
+ * UNIMPLEMENTED. RFC 9110 requires the 405 and its `Allow` header; no canonical status maps to 405,
+ * and UNIMPLEMENTED ("not implemented or not supported") is what the method is on this path.
+ */
+export class MethodNotAllowed extends ApiError {
+  override readonly httpCode = 405;
+  constructor(
+    method: string,
+    path: string,
+    readonly allow: string[],
+  ) {
+    super('UNIMPLEMENTED', `${method} is not a method of ${path}; use ${allow.join(', ')}`);
   }
 }
 

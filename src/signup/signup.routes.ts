@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { CaptchaVerifier } from '../platform/captcha/captcha.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
-import type { RateLimiter } from '../platform/http/rate-limit.js';
+import { applyRateLimit, type RateLimiter } from '../platform/http/rate-limit.js';
 import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
 import type { SignupService, SignUpInput } from './signup.service.js';
 
@@ -15,11 +15,18 @@ const CaptchaToken = Type.String({ maxLength: 4096, description: 'Proof of the b
  */
 export function registerSignupRoutes(
   app: FastifyInstance,
-  deps: { prefix: string; signup: SignupService; captcha: CaptchaVerifier; rateLimit: RateLimiter },
+  deps: {
+    prefix: string;
+    signup: SignupService;
+    captcha: CaptchaVerifier;
+    rateLimit: RateLimiter;
+    /** Absolute URL of the tenant surface, where the created user's name (`users/{id}`) lives. */
+    tenantBaseUrl: string;
+  },
 ): void {
   const tags = ['signup'];
   // Counted before anything else runs (parsing, validation, the bot check) on every sign-up route.
-  const onRequest = async (request: FastifyRequest) => deps.rateLimit.hit(request.ip);
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => applyRateLimit(reply, 'signup', deps.rateLimit, request.ip);
 
   app.post(`${deps.prefix}/users::check_email_availability`, {
     onRequest,
@@ -45,7 +52,8 @@ export function registerSignupRoutes(
       operationId: 'SignUp',
       summary: 'Sign up: user, account, project and website in one step',
       description:
-        'Answers 201 with the user plus `account_id`, a one-time `signup_token` (for `users:exchange_handoff` and polling) and `operation` (the provisioning Operation). Idempotent on `request_id`.',
+        'Answers 201 with the user plus `account_id`, a one-time `signup_token` (for `users:exchange_handoff` and polling) and `operation` (the provisioning Operation). ' +
+        '`Location` is the created user on the tenant surface (`{tenant base}/users/{id}`, its `name`). Idempotent on `request_id`.',
       tags,
       security: [],
       body: Type.Object(
@@ -79,7 +87,10 @@ export function registerSignupRoutes(
     handler: async (request, reply) => {
       const body = request.body as SignUpInput & { captcha_token?: string };
       await deps.captcha.verify(body.captcha_token, request.ip);
-      return reply.code(201).send(await deps.signup.signUp(body, request.id, Date.now()));
+      const created = await deps.signup.signUp(body, request.id, Date.now());
+      // The user is a tenant-surface resource: its name resolves there, not on the sign-up surface.
+      reply.header('location', `${deps.tenantBaseUrl}/${created.name}`);
+      return reply.code(201).send(created);
     },
   });
 

@@ -143,6 +143,6 @@ describe('limits', () => {
     expectError(await t.request('GET', `${acct(alice)}/ai_billing`, { token: bob.token }), 404, 'NOT_FOUND');
     expectError(await t.request('GET', `${acct(alice)}/ai_ledger_entries`, { token: bob.token }), 404, 'NOT_FOUND');
     expectError(await t.request('GET', `${acct(alice)}/ai_usage_records`, { token: bob.token }), 404, 'NOT_FOUND');
-    expectError(await t.request('POST', `${acct(alice)}/ai_ledger_entries`, { token: alice.token, body: {} }), 404, 'NOT_FOUND');
+    expectError(await t.request('POST', `${acct(alice)}/ai_ledger_entries`, { token: alice.token, body: {} }), 405, 'UNIMPLEMENTED');
   });
 });

@@ -84,9 +84,9 @@ describe('ai_models', () => {
   });
 
   it('is read-only: no Create, Update or Delete', async () => {
-    expect((await t.request('POST', `${API}/ai_models`, { token: alice.token, body: { display_name: 'x' } })).statusCode).toBe(404);
-    expect((await t.request('PATCH', `${API}/ai_models/gpt-5`, { token: alice.token, body: { display_name: 'x' } })).statusCode).toBe(404);
-    expect((await t.request('DELETE', `${API}/ai_models/gpt-5`, { token: alice.token })).statusCode).toBe(404);
+    expect((await t.request('POST', `${API}/ai_models`, { token: alice.token, body: { display_name: 'x' } })).statusCode).toBe(405);
+    expect((await t.request('PATCH', `${API}/ai_models/gpt-5`, { token: alice.token, body: { display_name: 'x' } })).statusCode).toBe(405);
+    expect((await t.request('DELETE', `${API}/ai_models/gpt-5`, { token: alice.token })).statusCode).toBe(405);
   });
 
   it('an unknown model is NOT_FOUND; an anonymous caller is UNAUTHENTICATED', async () => {

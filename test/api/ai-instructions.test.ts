@@ -64,8 +64,8 @@ describe('ai_instructions', () => {
     expect(page.total_size).toBe(3);
     const got = await t.request('GET', url(alice, `/${instruction.id}/versions/2`), { token: alice.token });
     expect(got.json()).toMatchObject({ version: 2, content: 'v2 {{topic}}', notes: 'n2' });
-    expect((await t.request('PATCH', url(alice, `/${instruction.id}/versions/2`), { token: alice.token, body: { content: 'x' } })).statusCode).toBe(404);
-    expect((await t.request('DELETE', url(alice, `/${instruction.id}/versions/2`), { token: alice.token })).statusCode).toBe(404);
+    expect((await t.request('PATCH', url(alice, `/${instruction.id}/versions/2`), { token: alice.token, body: { content: 'x' } })).statusCode).toBe(405);
+    expect((await t.request('DELETE', url(alice, `/${instruction.id}/versions/2`), { token: alice.token })).statusCode).toBe(405);
     // The instruction still points at version 1 until active_version is moved.
     const current = (await t.request('GET', url(alice, `/${instruction.id}`), { token: alice.token })).json();
     expect(current).toMatchObject({ active_version: 1, latest_version: 3 });

@@ -175,10 +175,10 @@ describe('bad input on every write', () => {
     });
   });
 
-  it('a body of the wrong content type (text/plain) is 415 in the canonical body', async () => {
+  it('a body of the wrong content type (text/plain) is 400 INVALID_ARGUMENT naming content-type', async () => {
     await eachWrite(async (w) => {
-      expectError(await send(w, JSON.stringify(w.valid), 'text/plain'), 415, 'INVALID_ARGUMENT');
-      expectError(await send(w, JSON.stringify(w.valid), 'application/x-www-form-urlencoded'), 415, 'INVALID_ARGUMENT');
+      expectInvalid(await send(w, JSON.stringify(w.valid), 'text/plain'), 'content-type');
+      expectInvalid(await send(w, JSON.stringify(w.valid), 'application/x-www-form-urlencoded'), 'content-type');
     });
   });
 
@@ -187,10 +187,10 @@ describe('bad input on every write', () => {
     expect(expectStatus(await send(w, { description: 'charset' }, 'application/json; charset=utf-8'), 200).description).toBe('charset');
   });
 
-  it('a body over 1 MiB is 413 in the canonical body', async () => {
+  it('a body over 1 MiB is 400 INVALID_ARGUMENT naming body', async () => {
     await eachWrite(async (w) => {
       const huge = JSON.stringify({ ...w.valid, padding: 'x'.repeat(1024 * 1024 + 1) });
-      expectError(await send(w, huge), 413, 'INVALID_ARGUMENT');
+      expectInvalid(await send(w, huge), 'body');
     });
   });
 
@@ -240,10 +240,15 @@ describe('canonical error body', () => {
     expect(res.headers['x-request-id']).toMatch(/\S+/);
   });
 
-  it('a client-sent x-request-id does not replace the server reference id', async () => {
-    const res = await t.request('GET', `${API}/projects/nope`, { token: alice.token, headers: { 'x-request-id': 'forged' } });
-    const error = expectError(res, 404, 'NOT_FOUND');
-    expect(error.details.find((d: any) => d.type === 'REQUEST_INFO').request_id).not.toBe('forged');
+  it('a well-formed client x-request-id is kept as the request id; a malformed one is replaced', async () => {
+    const kept = await t.request('GET', `${API}/projects/nope`, { token: alice.token, headers: { 'x-request-id': 'trace-4bf92f3577b34da6:a3ce929d.0e' } });
+    expect(expectError(kept, 404, 'NOT_FOUND').details.find((d: any) => d.type === 'REQUEST_INFO').request_id).toBe('trace-4bf92f3577b34da6:a3ce929d.0e');
+    for (const bad of ['has space', 'x'.repeat(129), 'quote"d', 'semi;colon']) {
+      const res = await t.request('GET', `${API}/projects/nope`, { token: alice.token, headers: { 'x-request-id': bad } });
+      const id = expectError(res, 404, 'NOT_FOUND').details.find((d: any) => d.type === 'REQUEST_INFO').request_id;
+      expect(id).not.toBe(bad);
+      expect(id).toMatch(/^req_[0-9a-f]{20}$/);
+    }
   });
 });
 
@@ -253,10 +258,16 @@ describe('routing', () => {
       ['GET', `${API}/nothing-here`],
       ['GET', '/nowhere'],
       ['POST', `${API}/accounts/x/nothing`],
-      ['PUT', `${API}/accounts`],
+      ['PUT', `${API}/nothing-here`],
     ] as const) {
       expectError(await t.request(method, url, { token: alice.token }), 404, 'NOT_FOUND');
     }
+  });
+
+  it('a method a known path does not serve is 405 UNIMPLEMENTED with an Allow header', async () => {
+    const res = await t.request('PUT', `${API}/accounts`, { token: alice.token });
+    expectError(res, 405, 'UNIMPLEMENTED');
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
   });
 
   it('a trailing slash is 301 to the canonical path, query kept', async () => {

@@ -46,10 +46,11 @@ describe('reading', () => {
     expect(body).toEqual({ name: `websites/${alice.websiteId}/custom_domain`, platform_hostname: hostname, status: 'NOT_CONFIGURED', etag: '0' });
   });
 
-  it('is read-only: no Update, Create or Delete', async () => {
+  it('is read-only: no Update, Create or Delete (405, Allow: GET, HEAD)', async () => {
     for (const method of ['PATCH', 'DELETE', 'POST']) {
       const res = await t.request(method, domainUrl, { token: alice.token, body: method === 'DELETE' ? undefined : { domain: 'x.example' } });
-      expect(res.statusCode).toBe(404);
+      expect(res.statusCode).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
     }
   });
 

@@ -88,7 +88,7 @@ describe('editing', () => {
     const error = expectError(await t.request('DELETE', `${templatesUrl}/customer_welcome`, { token: alice.token }), 400, 'FAILED_PRECONDITION');
     expect(error.details.find((d: any) => d.type === 'PRECONDITION_FAILURE').reason).toBe('EMAIL_TEMPLATE_REQUIRED');
     expectStatus(await get(`${templatesUrl}/customer_welcome`), 200);
-    expect((await t.request('POST', templatesUrl, { token: alice.token, body: { subject: 'x', body: 'y' } })).statusCode).toBe(404);
+    expect((await t.request('POST', templatesUrl, { token: alice.token, body: { subject: 'x', body: 'y' } })).statusCode).toBe(405);
   });
 
   it('filters by kind and sorts by update_time; other fields are refused', async () => {

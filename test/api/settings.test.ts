@@ -37,7 +37,7 @@ describe('setting_descriptors catalogue', () => {
     expect(domain).toMatchObject({ name: 'setting_descriptors/general.web.custom_domain', id: 'general.web.custom_domain', type: 'STRING', format: 'HOSTNAME', default_value: null, view_overridable: false });
     const status = all.find((d: any) => d.path === 'general.site.status');
     expect(status).toMatchObject({ type: 'ENUM', default_value: 'LIVE', allowed_values: ['LIVE', 'MAINTENANCE', 'PASSWORD_PROTECTED'] });
-    expect((await t.request('POST', `${API}/setting_descriptors`, { token: alice.token, body: {} })).statusCode).toBe(404);
+    expect((await t.request('POST', `${API}/setting_descriptors`, { token: alice.token, body: {} })).statusCode).toBe(405);
   });
 
   it('filters by view_overridable and by path prefix', async () => {

@@ -367,9 +367,19 @@ describe('sign-up rate limit (SIGNUP_RATE_LIMIT)', () => {
       // Every call of the surface counts, whatever its outcome (here: a sign-up refused for a weak password).
       const refused = await limited.request('POST', `${SITE}/users`, { body: signUpBody({ password: 'weak' }) });
       expect(refused.statusCode).toBe(400);
-      for (let i = 0; i < 2; i++) expect((await ask()).statusCode).toBe(200);
+      for (let i = 0; i < 2; i++) {
+        const res = await ask();
+        expect(res.statusCode).toBe(200);
+        // The RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): 3 per 60 s, counting down.
+        expect(res.headers['ratelimit-policy']).toBe('"signup";q=3;w=60');
+        const [, left, reset] = /^"signup";r=(\d+);t=(\d+)$/.exec(String(res.headers.ratelimit)) ?? [];
+        expect(Number(left)).toBe(1 - i);
+        expect(Number(reset)).toBeGreaterThan(0);
+        expect(Number(reset)).toBeLessThanOrEqual(60);
+      }
       const fourth = await ask();
       expectRateLimited(fourth as never, 60);
+      expect(fourth.headers.ratelimit).toMatch(/^"signup";r=0;t=\d+$/);
       // Polling and sign-up are counted by the same limit.
       expectRateLimited((await limited.request('POST', `${SITE}/users`, { body: signUpBody() })) as never, 60);
       // Another address has its own budget; the tenant surface is not limited by it.

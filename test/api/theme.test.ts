@@ -185,8 +185,8 @@ describe('conventions', () => {
 
   it('unknown fields are INVALID_ARGUMENT; only Get and Update exist', async () => {
     expectInvalid(await patch({ colour: 'red' }), 'colour');
-    expect((await t.request('DELETE', themeUrl, { token: alice.token })).statusCode).toBe(404);
-    expect((await t.request('POST', themeUrl, { token: alice.token, body: {} })).statusCode).toBe(404);
+    expect((await t.request('DELETE', themeUrl, { token: alice.token })).statusCode).toBe(405);
+    expect((await t.request('POST', themeUrl, { token: alice.token, body: {} })).statusCode).toBe(405);
   });
 
   it('another tenant’s theme is NOT_FOUND for Get and Update and stays unchanged', async () => {

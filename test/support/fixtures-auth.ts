@@ -6,6 +6,7 @@
 import { expect } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { Operations, OperationRun } from '../../src/platform/jobs/operations.js';
+import { canonicalErrorProblem } from './canonical.js';
 
 export const CAPTCHA = 'dev-captcha';
 export const TENANT = '/tenant-api/v1';
@@ -31,6 +32,7 @@ export function expectError(res: Response, httpCode: number, status: string, opt
   expect(info, 'every error body carries a REQUEST_INFO').toBeDefined();
   expect(typeof info.request_id).toBe('string');
   expect(info.request_id).toBe(res.headers['x-request-id']);
+  expect(canonicalErrorProblem(res as never), 'a canonical error body').toBeUndefined();
   if (opts.field !== undefined) {
     const fields = error.details.filter((d: any) => d.type === 'FIELD_VIOLATION').map((d: any) => d.field);
     expect(fields, `FIELD_VIOLATION naming ${opts.field} in ${res.body}`).toContain(opts.field);

@@ -6,6 +6,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { expect } from 'vitest';
 import type { TestApp } from './app.js';
+import { canonicalErrorProblem } from './canonical.js';
 
 export const API = '/tenant-api/v1';
 
@@ -43,6 +44,7 @@ export function expectError(res: Response, httpCode: number, status: string): an
   const requestId = res.headers['x-request-id'];
   expect(typeof requestId).toBe('string');
   expect(requestInfo[0].request_id).toBe(requestId);
+  expect(canonicalErrorProblem(res as never), 'a canonical error body').toBeUndefined();
   return error;
 }
 

@@ -246,5 +246,66 @@ describe('addressKey', () => {
     expect(addressKey('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
     expect(addressKey('::1')).toBe('0:0:0:0::/64');
     expect(addressKey('2001:db8:1:3::1')).not.toBe(addressKey('2001:db8:1:2::1'));
+
+  });
+});
+
+describe('createRateLimiter: token bucket', () => {
+  const bucket = (limit: number, maxKeys?: number) => createRateLimiter({ limit, windowMs: MINUTE, algorithm: 'token-bucket', maxKeys });
+
+  it('admits a burst of `limit`, then refuses with a retry delay of one token (windowMs / limit), not a whole window', () => {
+    const limiter = bucket(6); // one token every 10 s
+    const states = Array.from({ length: 6 }, () => limiter.take('u', T0));
+    expect(states.map((s) => [s.limited, s.remaining])).toEqual([[false, 5], [false, 4], [false, 3], [false, 2], [false, 1], [false, 0]]);
+    const refused = limiter.take('u', T0);
+    expect(refused).toMatchObject({ limited: true, remaining: 0, retryAfterSeconds: 10 });
+    expect(refusal(() => limiter.hit('u', T0 + 4_000)).retryAfterSeconds).toBe(6);
+  });
+
+  it('refills continuously: waiting the announced delay is enough, and a full minute restores the whole quota', () => {
+    const limiter = bucket(6);
+    for (let i = 0; i < 6; i++) limiter.hit('u', T0);
+    const { retryAfterSeconds } = limiter.take('u', T0 + 1);
+    expect(limiter.take('u', T0 + 1 + retryAfterSeconds * 1000).limited).toBe(false);
+    expect(limiter.take('u', T0 + 1 + retryAfterSeconds * 1000).limited).toBe(true);
+    expect(limiter.take('u', T0 + 10 * MINUTE).remaining).toBe(5);
+  });
+
+  it('reports t as the seconds until the bucket is full again', () => {
+    const limiter = bucket(6);
+    expect(limiter.take('u', T0).resetSeconds).toBe(10);
+    expect(limiter.take('u', T0).resetSeconds).toBe(20);
+    expect(limiter.take('u', T0 + 20_000).resetSeconds).toBe(10);
+  });
+
+  it('does not count refused requests, keeps keys apart, and check() changes nothing', () => {
+    const limiter = bucket(2);
+    limiter.hit('a', T0);
+    limiter.hit('a', T0);
+    for (let i = 0; i < 5; i++) expect(limiter.take('a', T0 + 1).limited).toBe(true);
+    // One token after 30 s, not pushed back by the refusals.
+    expect(limiter.take('a', T0 + 30_000).limited).toBe(false);
+    expect(limiter.check('b', T0)).toEqual({ limited: false, retryAfterSeconds: 0 });
+    expect(limiter.check('a', T0 + 30_000)).toEqual({ limited: true, retryAfterSeconds: 30 });
+    expect(limiter.check('a', T0 + 30_000)).toEqual({ limited: true, retryAfterSeconds: 30 });
+  });
+
+  it('forgets a key once its bucket is full again, and stays bounded', () => {
+    const limiter = bucket(1, 2);
+    limiter.hit('a', T0);
+    limiter.hit('b', T0 + 30_000);
+    // 'a' is full again by now: dropping it loses nothing, so 'c' takes its slot and 'b' (half full) stays counted.
+    limiter.hit('c', T0 + MINUTE + 1);
+    expect(limiter.check('b', T0 + MINUTE + 2)).toEqual({ limited: true, retryAfterSeconds: 30 });
+    expect(limiter.check('c', T0 + MINUTE + 2).limited).toBe(true);
+    for (let i = 0; i < 1_000; i++) limiter.hit(`k${i}`, T0 + 2 * MINUTE);
+    expect(limiter.check('k999', T0 + 2 * MINUTE).limited).toBe(true);
+    expect(limiter.check('k0', T0 + 2 * MINUTE).limited).toBe(false);
+  });
+
+  it('states its quota policy, and limit 0 admits everything', () => {
+    expect(bucket(600).policy).toEqual({ limit: 600, windowSeconds: 60 });
+    const open = bucket(0);
+    for (let i = 0; i < 1_000; i++) expect(open.take('u', T0).limited).toBe(false);
   });
 });

@@ -1,6 +1,21 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
 import secureJson from 'secure-json-parse';
-import { ApiError, Internal, InvalidArgument, NotFound, ResourceExhausted, renderError, type FieldViolation } from '../errors.js';
+import {
+  ApiError,
+  Internal,
+  InvalidArgument,
+  MethodNotAllowed,
+  NotFound,
+  ResourceExhausted,
+  Unauthenticated,
+  Unavailable,
+  renderError,
+  type FieldViolation,
+} from '../errors.js';
+import { newRequestId } from './request-id.js';
 
 interface AjvError {
   instancePath: string;
@@ -42,7 +57,11 @@ function violationsOf(errors: AjvError[], context: string): FieldViolation[] {
   return violations;
 }
 
-/** Maps anything thrown while handling a request to an ApiError. */
+/**
+ * Maps anything thrown while handling a request to an ApiError. Fastify's and its plugins' own
+ * errors get the canonical status their meaning has; the HTTP status follows from it (so a body too
+ * large is 400 INVALID_ARGUMENT on `body`, not 413 with a status that maps to 400).
+ */
 export function toApiError(err: FastifyError & { validation?: AjvError[]; validationContext?: string }): ApiError {
   if (err instanceof ApiError) return err;
   if (err.validation) {
@@ -51,25 +70,124 @@ export function toApiError(err: FastifyError & { validation?: AjvError[]; valida
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new InvalidArgument(`request body is larger than the limit`, [{ field: 'body', description: 'is too large' }], 413);
+      return InvalidArgument.field('body', 'is larger than the limit (BODY_LIMIT_BYTES)');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new InvalidArgument(`unsupported Content-Type; send application/json`, [{ field: 'content-type', description: 'is not supported' }], 415);
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return InvalidArgument.field('content-type', 'is not supported; send application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new InvalidArgument('Content-Length does not match the body');
+      return InvalidArgument.field('content-length', 'does not match the body');
+    case 'FST_ERR_BAD_URL':
+      return InvalidArgument.field('path', 'is not a valid URL (malformed percent-encoding)');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return InvalidArgument.field('path', 'has a segment longer than any id');
   }
-  if (err.statusCode === 400) return new InvalidArgument(err.message);
-  if (err.statusCode === 404) return new NotFound('resource');
-  if (err.statusCode === 429) return new ResourceExhausted(err.message, 1);
+  const statusCode = err.statusCode ?? 500;
+  if (statusCode === 404) return new NotFound('resource');
+  if (statusCode === 429) return new ResourceExhausted('too many requests; retry later', 1);
+  if (statusCode === 503) return new Unavailable('the service is unavailable; retry later');
+  // Any other client error of Fastify or a plugin: its message is written for clients and names no internals.
+  if (statusCode >= 400 && statusCode < 500) return new InvalidArgument(err.message || 'the request is not valid');
   return new Internal();
 }
 
+/** Sends an ApiError in the canonical body, with the headers its status calls for. */
+function sendError(apiError: ApiError, request: FastifyRequest, reply: FastifyReply) {
+  if (apiError instanceof ResourceExhausted) reply.header('retry-after', String(apiError.retryAfterSeconds));
+  // RFC 9110 §11.6.1: every 401 names the scheme; a token that was sent and refused is an invalid_token (RFC 6750 §3.1).
+  if (apiError instanceof Unauthenticated || apiError.status === 'UNAUTHENTICATED') {
+    reply.header('www-authenticate', /^Bearer\s/i.test(request.headers.authorization ?? '') ? 'Bearer error="invalid_token"' : 'Bearer');
+  }
+  if (apiError instanceof MethodNotAllowed) reply.header('allow', apiError.allow.join(', '));
+  reply.header('x-request-id', request.id);
+  return reply.code(apiError.httpCode).type('application/json; charset=utf-8').send(renderError(apiError, request.id));
+}
+
 /**
- * The canonical error body everywhere: validation, parsing, unknown routes, thrown ApiErrors.
- * A 500 is logged with the same request id the body carries; its text never leaks.
+ * Fastify's `frameworkErrors`: errors raised while routing, before any hook or handler runs (a
+ * malformed percent-encoding, a path segment over the router's limit). Answered in the canonical body.
  */
-export function installErrorHandling(app: FastifyInstance): void {
-  // JSON only: Fastify's built-in text/plain parser would hand a string to the body schema (400)
-  // where an unsupported media type is 415.
+export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(err);
+  request.log.info({ request_id: request.id, code: err.code }, 'request refused while routing');
+  // No hook runs for these: the CORS plugin's header is set here (its origin is `*` for every route).
+  reply.header('access-control-allow-origin', '*');
+  void sendError(apiError, request, reply);
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers over the size limit, a
+ * malformed request line, a client too slow to send its request): Node would answer 431/400/408 with
+ * no body, Fastify's default with its own. The canonical body instead, with a fresh REQUEST_INFO id
+ * that the log line carries too.
+ */
+export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection has nobody left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let apiError: ApiError;
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      apiError = InvalidArgument.field('headers', 'are larger than the limit (request line and headers at most 16 KiB)');
+      break;
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+    case 'ERR_HTTP_HEADERS_TIMEOUT':
+      apiError = new ApiError('DEADLINE_EXCEEDED', 'the request was not received in time');
+      break;
+    default:
+      apiError = new InvalidArgument('the request is not well-formed HTTP');
+  }
+  const requestId = newRequestId();
+  this.log.info({ request_id: requestId, code: err.code }, 'malformed request refused');
+  if (socket.writable) {
+    const body = JSON.stringify(renderError(apiError, requestId));
+    socket.write(
+      `HTTP/1.1 ${apiError.httpCode} ${STATUS_CODES[apiError.httpCode]}\r\n` +
+        `content-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        `x-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
+/** Methods the routes of a path serve, for 405 answers: every route registered, wildcards aside. */
+export interface RouteTable {
+  allowed(path: string): string[];
+}
+
+/** Collects every route as it is registered (call before registering any). */
+export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number }): RouteTable {
+  const router = FindMyWay({ maxParamLength: opts.maxParamLength });
+  const methods = new Set<string>();
+  app.addHook('onRoute', (route) => {
+    // The CORS preflight's `OPTIONS *` matches every path; it says nothing about what a path serves.
+    if (route.url.includes('*')) return;
+    for (const method of ([] as string[]).concat(route.method)) {
+      if (router.hasRoute(method as never, route.url)) continue;
+      router.on(method as never, route.url, () => undefined);
+      methods.add(method);
+    }
+  });
+  return {
+    allowed(path) {
+      const allow: string[] = [];
+      for (const method of [...methods].sort()) {
+        try {
+          if (router.find(method as never, path)) allow.push(method);
+        } catch {
+          // A path the router cannot read (bad percent-encoding) serves nothing.
+        }
+      }
+      return allow;
+    },
+  };
+}
+
+/**
+ * The canonical error body everywhere: validation, parsing, unknown routes, wrong methods, thrown
+ * ApiErrors. A 500 is logged with the same request id the body carries; its text never leaks.
+ */
+export function installErrorHandling(app: FastifyInstance, routes: RouteTable): void {
+  // JSON only: Fastify's built-in text/plain parser would hand a string to the body schema.
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body as string;
@@ -78,15 +196,14 @@ export function installErrorHandling(app: FastifyInstance): void {
     try {
       done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
     } catch {
-      done(new InvalidArgument('request body is not valid JSON', [{ field: 'body', description: 'is not valid JSON' }]), undefined);
+      done(InvalidArgument.field('body', 'is not valid JSON'), undefined);
     }
   });
 
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(err);
     if (apiError.httpCode >= 500) request.log.error({ err, request_id: request.id }, 'request failed');
-    if (apiError instanceof ResourceExhausted) reply.header('retry-after', String(apiError.retryAfterSeconds));
-    return reply.code(apiError.httpCode).send(renderError(apiError, request.id));
+    return sendError(apiError, request, reply);
   });
 
   // Before routing decides anything: `/accounts/` would otherwise match `/accounts/:account_id` with an empty id.
@@ -96,8 +213,10 @@ export function installErrorHandling(app: FastifyInstance): void {
 
   app.setNotFoundHandler((request, reply) => {
     if (redirectTrailingSlash(request, reply)) return reply;
-    const err = new NotFound(`no route ${request.method} ${splitUrl(request.url)[0]}`);
-    return reply.code(404).send(renderError(err, request.id));
+    const path = splitUrl(request.url)[0];
+    const allow = routes.allowed(path);
+    if (allow.length > 0) return sendError(new MethodNotAllowed(request.method, path, allow), request, reply);
+    return sendError(new NotFound(`no route ${request.method} ${path}`), request, reply);
   });
 }
 

@@ -1,7 +1,8 @@
 /**
- * In-process rate limiting by key (a client address, an email address, ...): used for the sign-up
- * surface (SIGNUP_RATE_LIMIT requests per minute per address), for failed sign-in attempts, and for
- * the cold media transforms one address may cause (MEDIA_COLD_TRANSFORMS_PER_MINUTE).
+ * In-process rate limiting by key (a client address, an email address, a user id, ...): used for the
+ * sign-up surface (SIGNUP_RATE_LIMIT requests per minute per address), for failed sign-in attempts,
+ * for the tenant surface (TENANT_RATE_LIMIT per user, with RateLimit header fields), and for the
+ * cold media transforms one address may cause (MEDIA_COLD_TRANSFORMS_PER_MINUTE).
  *
  * Two algorithms behind one interface:
  *
@@ -27,15 +28,32 @@
  * open for it rather than growing without bound).
  */
 import { isIPv6 } from 'node:net';
+import type { FastifyReply } from 'fastify';
 import { ResourceExhausted } from '../errors.js';
+
+/** What one counted (or refused) request left, for the RateLimit header fields. */
+export interface RateLimitState {
+  /** The request was refused (nothing was counted). */
+  limited: boolean;
+  /** Requests the key may still make now (`r`). */
+  remaining: number;
+  /** Seconds until the whole quota is available again (`t`); 0 when it is. */
+  resetSeconds: number;
+  /** Seconds until the next request would be admitted; 0 when it would be now. */
+  retryAfterSeconds: number;
+}
 
 /** Counts hits per key and refuses those past the limit. */
 export interface RateLimiter {
+  /** `limit` per `windowSeconds` (the quota policy's `q` and `w`). */
+  readonly policy: { limit: number; windowSeconds: number };
   /**
    * Counts one hit of `cost` (default 1) for key; throws ResourceExhausted (retry_delay = seconds
    * until the hit would pass) past the limit. limit 0 = unlimited.
    */
   hit(key: string, now?: number, cost?: number): void;
+  /** Counts one hit for key unless it is over the limit, and tells what is left; never throws. */
+  take(key: string, now?: number): RateLimitState;
   /** Counts `cost` for key without refusing: for work found to be dearer once it was done (later hits wait it off). */
   charge(key: string, cost: number, now?: number): void;
   /** Counts nothing; tells whether the next hit (cost 1) of key would be refused and in how many seconds it would pass (0 when not limited). */
@@ -80,6 +98,8 @@ interface Algorithm {
   spend(record: Entry | undefined, used: number, cost: number, now: number): { record: Entry; renewed: boolean };
   /** Whether a record holds nothing any more at `now` (it may be forgotten). */
   expired(record: Entry, now: number): boolean;
+  /** Milliseconds until the whole quota is back, given the amount spent as of `now`. */
+  fullMs(record: Entry, used: number, now: number): number;
 }
 
 function fixedWindow(limit: number, windowMs: number): Algorithm {
@@ -93,6 +113,7 @@ function fixedWindow(limit: number, windowMs: number): Algorithm {
       return { record: { at: now, used: cost }, renewed: true };
     },
     expired: (record, now) => !open(record, now),
+    fullMs: (record, used, now) => (used === 0 ? 0 : record.at + windowMs - now),
   };
 }
 
@@ -104,6 +125,7 @@ function tokenBucket(limit: number, windowMs: number): Algorithm {
     spend: (_record, used, cost, now) => ({ record: { at: now, used: used + cost }, renewed: true }),
     // Full again: `used` refills at `limit` per window (a charge may have taken it beyond `limit`).
     expired: (record, now) => now - record.at >= (record.used * windowMs) / limit,
+    fullMs: (_record, used) => (used * windowMs) / limit,
   };
 }
 
@@ -147,7 +169,28 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
     records.set(key, record);
   }
 
+  const unlimited: RateLimitState = { limited: false, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0 };
+  const wholeSeconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000 - TOLERANCE));
+
   return {
+    policy: { limit, windowSeconds: wholeSeconds(windowMs) },
+    take(key, now = Date.now()) {
+      if (limit === 0) return unlimited;
+      const record = records.get(key);
+      const used = algorithm.usedAt(record, now);
+      if (record && used + 1 > limit + TOLERANCE) {
+        return { limited: true, remaining: 0, resetSeconds: wholeSeconds(algorithm.fullMs(record, used, now)), retryAfterSeconds: retryAfterSeconds(record, used, 1, now) };
+      }
+      const next = algorithm.spend(record, used, 1, now);
+      store(key, next.record, next.renewed, now);
+      const spent = used + 1;
+      return {
+        limited: false,
+        remaining: Math.max(0, Math.floor(limit - spent + TOLERANCE)),
+        resetSeconds: wholeSeconds(algorithm.fullMs(next.record, spent, now)),
+        retryAfterSeconds: 0,
+      };
+    },
     hit(key, now = Date.now(), cost = 1) {
       if (limit === 0) return;
       if (!(cost > 0) || !Number.isFinite(cost)) throw new RangeError('cost must be a positive number');
@@ -199,4 +242,25 @@ export function addressKey(ip: string): string {
     return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
   }
   return `${value.slice(0, 4).join(':')}::/64`;
+}
+
+/**
+ * Counts one request of `key` against `limiter` (limit 0: nothing to do), sets the RateLimit header
+ * fields, and throws 429 RESOURCE_EXHAUSTED (RETRY_INFO, `Retry-After`) past the limit.
+ */
+export function applyRateLimit(reply: FastifyReply, name: string, limiter: RateLimiter, key: string): void {
+  if (limiter.policy.limit === 0) return;
+  const state = limiter.take(key);
+  setRateLimitHeaders(reply, name, limiter, state);
+  if (state.limited) throw new ResourceExhausted('too many requests; retry later', state.retryAfterSeconds);
+}
+
+/**
+ * The RateLimit header fields (draft-ietf-httpapi-ratelimit-headers-11) for one request:
+ * `RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>` and
+ * `RateLimit: "<name>";r=<remaining>;t=<seconds until the whole quota is back>`.
+ */
+export function setRateLimitHeaders(reply: FastifyReply, name: string, limiter: RateLimiter, state: RateLimitState): void {
+  reply.header('ratelimit-policy', `"${name}";q=${limiter.policy.limit};w=${limiter.policy.windowSeconds}`);
+  reply.header('ratelimit', `"${name}";r=${state.remaining};t=${state.resetSeconds}`);
 }

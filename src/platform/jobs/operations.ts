@@ -39,6 +39,9 @@ class Deferred {
   constructor(readonly time: number) {}
 }
 
+/** Thrown by `checkpoint` while the worker stops: the Operation goes back to QUEUED for another worker, at once. */
+class HandedBack {}
+
 export interface OperationHandler {
   /** Does the work; the value returned becomes `response`. */
   run(op: OperationRun): Promise<unknown>;
@@ -85,8 +88,13 @@ export interface Operations {
   cancel(id: string, scope: { accountId: string; websiteId?: string }, now: number): Promise<OperationResource>;
   /** Claims and runs one due Operation; false when there was none. */
   runOne(): Promise<boolean>;
-  /** Starts `concurrency` worker loops; resolves `stop()` once running work finished. */
-  startWorker(opts?: { concurrency?: number; pollMs?: number }): { stop(): Promise<void> };
+  /**
+   * Starts `concurrency` worker loops. `stop()` claims nothing more and hands every running Operation
+   * back to the queue at its next checkpoint (not counted as an attempt), so another worker takes it at
+   * once instead of after the lease; with `graceMs`, leases still held after that long are handed back
+   * directly (a handler stuck in a long call). Resolves once this worker holds no lease.
+   */
+  startWorker(opts?: { concurrency?: number; pollMs?: number }): { stop(opts?: { graceMs?: number }): Promise<void> };
   /** Deletes finished Operations past retention, and expired request_id keys. */
   purgeExpired(now: number): Promise<number>;
 }
@@ -96,6 +104,8 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
   const handlers = new Map<string, OperationHandler>();
   const workerId = deps.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
   let wakeWaiters: Array<() => void> = [];
+  // Set by a worker's stop(): running handlers give their Operation back at their next checkpoint.
+  let handingBack = false;
 
   function nameOf(row: Record<string, any>): string {
     return row.website_id ? `websites/${row.website_id}/operations/${row.id}` : `accounts/${row.account_id}/operations/${row.id}`;
@@ -216,6 +226,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
           throw new Cancelled('the operation was taken over by another worker');
         }
         if (dialectBool(current.cancel_requested)) throw new Cancelled();
+        if (handingBack) throw new HandedBack();
         if (Date.now() - lastBeat > HEARTBEAT_MS) await heartbeat();
       },
     };
@@ -230,13 +241,8 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       const response = await handler.run(run);
       await finish(row, { response });
     } catch (err) {
-      if (err instanceof Deferred) {
-        await db
-          .updateTable('operations')
-          .set((eb) => ({ state: 'QUEUED', run_after: err.time, lease_owner: null, lease_expire_time: null, attempt: eb('attempt', '-', 1), update_time: Date.now() }))
-          .where('id', '=', row.id)
-          .where('lease_owner', '=', workerId)
-          .execute();
+      if (err instanceof Deferred || err instanceof HandedBack) {
+        await requeue(err instanceof Deferred ? err.time : Date.now(), row.id);
         return;
       }
       if (leaseLost) {
@@ -260,6 +266,23 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     } finally {
       clearInterval(timer);
     }
+  }
+
+  /**
+   * Puts Operations this worker holds back in the queue (one, or every one it still holds) without
+   * counting the attempt, and tells workers in other processes.
+   */
+  async function requeue(runAfter: number, id?: string): Promise<number> {
+    let query = db
+      .updateTable('operations')
+      .set((eb) => ({ state: 'QUEUED', run_after: runAfter, lease_owner: null, lease_expire_time: null, attempt: eb('attempt', '-', 1), update_time: Date.now() }))
+      .where('lease_owner', '=', workerId)
+      .where('state', '=', 'RUNNING');
+    if (id) query = query.where('id', '=', id);
+    const result = await query.executeTakeFirst();
+    const count = Number(result.numUpdatedRows ?? 0);
+    if (count > 0 && runAfter <= Date.now()) await dialect.notify(db, WORK_CHANNEL);
+    return count;
   }
 
   /** Deletes finished Operations past retention, and create idempotency keys past theirs. */
@@ -337,6 +360,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       const concurrency = opts.concurrency ?? 2;
       const pollMs = opts.pollMs ?? 500;
       let stopping = false;
+      handingBack = false;
       let lastPurge = 0;
       const idle = () =>
         new Promise<void>((resolve) => {
@@ -368,10 +392,24 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
         return undefined;
       });
       return {
-        async stop() {
+        async stop(stopOpts = {}) {
           stopping = true;
+          handingBack = true;
           wakeWaiters.splice(0).forEach((w) => w());
-          await Promise.all(loops);
+          const finished = Promise.all(loops);
+          if (stopOpts.graceMs === undefined) {
+            await finished;
+          } else {
+            let timer: NodeJS.Timeout | undefined;
+            const late = await Promise.race([finished.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), stopOpts.graceMs)))]);
+            clearTimeout(timer);
+            // Handlers that did not reach a checkpoint in time (a long provider call): their Operations go back
+            // now; the run left behind can no longer record anything (every write checks the lease).
+            if (late) {
+              const count = await requeue(Date.now());
+              deps.logger.warn({ operations: count }, 'operations handed back while still running: the worker stopped');
+            }
+          }
           await (await unsubscribe)?.();
         },
       };

@@ -155,6 +155,11 @@ export interface CustomCall {
   body: Record<string, any>;
   /** Request headers (lower-case names), e.g. `if-match`. */
   headers: Record<string, string | string[] | undefined>;
+  /**
+   * What the write is conditional on, for item methods that write: the `If-Match` header or the body's
+   * `etag` (AIP-154). Compare it with `etagMatches`, or hand it to `service.mutate`.
+   */
+  ifMatch?: string;
 }
 
 /**

@@ -5,7 +5,7 @@ import { InvalidArgument } from '../errors.js';
 import type { RouteContextFactory } from '../http/route-context.js';
 import { errorResponses, pascal } from '../http/openapi-shapes.js';
 import type { CustomMethodDecl, ResourceDecl } from './declaration.js';
-import { etagMatches, type ResourceService } from './engine.js';
+import { bareEtag, etagMatches, type ResourceService } from './engine.js';
 import { routePath, templateParams } from './paths.js';
 import { inputSchema, listSchema, resourceSchema, type JsonSchema } from './schemas.js';
 
@@ -28,6 +28,18 @@ function paramsSchema(template: string): JsonSchema {
 
 const boolQuery = (description: string): JsonSchema => ({ type: 'boolean', description });
 
+const ETAG_FIELD: JsonSchema = { type: 'string', maxLength: 128, description: 'Write only if the resource still has this etag (like `If-Match`).' };
+
+/** A Delete carries no body; one sent anyway may hold the etag (`{"etag": "…"}`) and nothing else. */
+function deleteBodyEtag(body: unknown): unknown {
+  if (body === undefined || body === null) return undefined;
+  if (typeof body !== 'object' || Array.isArray(body)) throw InvalidArgument.field('body', 'a Delete takes no body but `{"etag": "…"}`');
+  const { etag, ...rest } = body as Record<string, unknown>;
+  const unknown = Object.keys(rest)[0];
+  if (unknown !== undefined) throw InvalidArgument.field(unknown, 'is not a field of a Delete; only `etag` is');
+  return etag;
+}
+
 const listQuery: JsonSchema = {
   type: 'object',
   properties: {
@@ -38,6 +50,21 @@ const listQuery: JsonSchema = {
     filter: { type: 'string', maxLength: 2000, description: 'AIP-160 filter over the filterable fields.' },
   },
 };
+
+/**
+ * The etag a write is conditional on (SPEC 4.1 rule 4, AIP-154): the `If-Match` header, or the
+ * `etag` a client sends in the body (or, on Delete, in `?etag=`, AIP-135) — the same check, 409
+ * ABORTED with the current resource on a mismatch. Both sent: they must agree (the header matches
+ * the body's etag, `*` included), and the body's etag is the condition; a contradiction is
+ * INVALID_ARGUMENT on `etag` rather than a guess at which one the client meant.
+ */
+export function preconditionOf(headers: FastifyRequest['headers'], sentEtag: unknown): string | undefined {
+  const header = typeof headers['if-match'] === 'string' && headers['if-match'] !== '' ? headers['if-match'] : undefined;
+  if (sentEtag === undefined || sentEtag === null || sentEtag === '') return header;
+  if (typeof sentEtag !== 'string') throw InvalidArgument.field('etag', 'must be a string');
+  if (header !== undefined && !etagMatches(header, bareEtag(sentEtag))) throw InvalidArgument.field('etag', 'disagrees with the If-Match header');
+  return sentEtag;
+}
 
 /** Sends a resource with its ETag header. */
 export function sendResource(reply: FastifyReply, resource: Record<string, unknown>, status = 200) {
@@ -156,7 +183,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         summary: `Update a ${decl.singular}`,
         description:
           'Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. ' +
-          `Output-only fields are ignored; immutable fields sent with a new value are refused. \`If-Match\` with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
+          `Output-only fields are ignored; immutable fields sent with a new value are refused. \`If-Match\` (or \`etag\` in the body, AIP-154) with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
         tags,
         params: itemParams,
         querystring: {
@@ -175,10 +202,10 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         const ctx = await context(request, decl.itemPath, decl.rights.write);
         const query = request.query as { update_mask?: string; validate_only?: boolean; allow_missing?: boolean };
         if (request.body === undefined || request.body === null) throw InvalidArgument.field('body', 'a JSON object is required');
-        const ifMatch = request.headers['if-match'];
-        const { resource: updated, created } = await service.update(ctx, request.params as Record<string, string>, request.body as Record<string, unknown>, {
+        const body = request.body as Record<string, unknown>;
+        const { resource: updated, created } = await service.update(ctx, request.params as Record<string, string>, body, {
           updateMask: query.update_mask,
-          ifMatch: ifMatch ? ifMatch : undefined,
+          ifMatch: preconditionOf(request.headers, body.etag),
           validateOnly: query.validate_only === true,
           allowMissing: query.allow_missing === true,
         });
@@ -194,21 +221,25 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       schema: {
         operationId: `Delete${decl.singular}`,
         summary: `Delete a ${decl.singular}`,
-        description: `Hard delete; 204 without a body. \`If-Match\` with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
+        description: `Hard delete; 204 without a body. \`If-Match\` (or \`?etag=\`, AIP-135) with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
         tags,
         params: itemParams,
-        ...(decl.options?.force && {
-          querystring: { type: 'object', properties: { force: boolQuery('Also delete everything the resource contains.') } },
-        }),
+        querystring: {
+          type: 'object',
+          properties: {
+            etag: { type: 'string', maxLength: 128, description: 'Delete only if the resource still has this etag (like `If-Match`).' },
+            ...(decl.options?.force && { force: boolQuery('Also delete everything the resource contains.') }),
+          },
+        },
         response: { 204: { description: 'Deleted.', type: 'null' }, ...errorResponses() },
       },
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.write);
-        const ifMatch = request.headers['if-match'];
+        const query = (request.query ?? {}) as { force?: boolean; etag?: string };
         await service.delete(ctx, request.params as Record<string, string>, {
-          ifMatch: ifMatch || undefined,
-          force: (request.query as { force?: boolean } | undefined)?.force === true,
+          ifMatch: preconditionOf(request.headers, query.etag ?? deleteBodyEtag(request.body)),
+          force: query.force === true,
         });
         return reply.code(204).send();
       },
@@ -240,31 +271,40 @@ function registerCustomMethod(
   const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
   const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
   const noun = method.on === 'item' ? decl.singular : (decl.pluralNoun ?? pascal(decl.collection));
+  // Item methods that write take the etag they are conditional on in the body too (AIP-154), besides If-Match.
+  const takesEtag = method.on === 'item' && method.access === 'write';
+  const body = method.body && {
+    additionalProperties: false,
+    ...method.body,
+    type: 'object',
+    ...(takesEtag && { properties: { ...(method.body.properties as object), etag: ETAG_FIELD } }),
+  };
   app.post(routePath(deps.prefix, template, method.verb), {
     schema: {
       operationId: `${pascal(method.verb)}${noun}`,
       summary: method.summary,
-      description: `${method.description}\n\n${shared.rightNote(right)}`,
+      description: `${method.description}${takesEtag ? '\n\n`If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.' : ''}\n\n${shared.rightNote(right)}`,
       tags: shared.tags,
       ...(params && { params }),
-      ...(method.body && { body: { additionalProperties: false, ...method.body, type: 'object' } }),
+      ...(body && { body }),
       response: { 200: method.response ?? shared.resource, ...errorResponses() },
     },
     config: { right },
     handler: async (request, reply) => {
       const ctx = await deps.context(request, template, right);
       const pathParams = request.params as Record<string, string>;
-      const body = (request.body ?? {}) as Record<string, unknown>;
+      const { etag: sentEtag, ...body } = (request.body ?? {}) as Record<string, unknown>;
+      if (!takesEtag && sentEtag !== undefined) body.etag = sentEtag;
       if (!method.body && typeof body === 'object' && Object.keys(body).length > 0) {
         throw InvalidArgument.field(Object.keys(body)[0], `${method.verb} takes no fields`);
       }
-      const ifMatch = request.headers['if-match'] || undefined;
+      const ifMatch = takesEtag ? preconditionOf(request.headers, sentEtag) : undefined;
       if (method.mutate) {
         const mutate = method.mutate;
         const updated = await service.mutate(ctx, pathParams, (wctx, next, previous) => mutate(wctx, next, previous, body), { ifMatch, input: body });
         return sendResource(reply, updated);
       }
-      const result = await method.handle!(ctx, { params: pathParams, body, headers: request.headers });
+      const result = await method.handle!(ctx, { params: pathParams, body, headers: request.headers, ifMatch });
       if (result && typeof result === 'object' && typeof (result as Record<string, unknown>).etag === 'string') {
         return sendResource(reply, result as Record<string, unknown>);
       }

@@ -90,6 +90,8 @@ const COMMON_OUTPUT: Record<string, JsonSchema> = {
 export function inputSchema(decl: ResourceDecl, mode: 'create' | 'update', extra: Record<string, JsonSchema> = {}): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const name of Object.keys(COMMON_OUTPUT)) properties[name] = { description: 'Output only; ignored on write.' };
+  // On Update the etag is a precondition (AIP-154), checked like If-Match.
+  if (mode === 'update') properties.etag = { type: 'string', maxLength: 128, description: 'Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise.' };
   const required: string[] = [];
   for (const [name, field] of Object.entries(decl.fields)) {
     if (!isWritable(field)) {
