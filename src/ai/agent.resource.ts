@@ -175,7 +175,7 @@ export function agentResource(deps: { dialect: SqlDialect; catalogue: Catalogue 
     collectionPath: 'accounts/{account_id}/ai_agents',
     itemPath: 'accounts/{account_id}/ai_agents/{ai_agent_id}',
     fields: {
-      display_name: { type: 'string', description: 'Required on create unless `source_system_agent` supplies it.', maxLength: 255, trim: true, notBlank: true },
+      display_name: { type: 'string', description: 'Required on create unless `source_system_agent` supplies it.', maxLength: 255, trim: true, notBlank: true, notNull: true },
       description: { type: 'string', description: 'Optional.', maxLength: 2000 },
       instruction_id: { type: 'string', description: "Id of the account's instruction. Required on create unless `source_system_agent` is set.", maxLength: 64 },
       instruction_version: { type: 'integer', description: "Pins one instruction version; absent: the instruction's `active_version` when a run is created.", minimum: 1 },
@@ -245,7 +245,7 @@ export const agentVersionResource: ResourceDecl = {
   parentTable: 'ai_agents',
   fields: {
     ai_agent_id: { type: 'string', description: 'The agent (fixed by the URL).', behavior: ['OUTPUT_ONLY'] },
-    version: { type: 'integer', description: 'The version number; also the resource id.', behavior: ['OUTPUT_ONLY'] },
+    version: { type: 'integer', description: 'The version number; also the resource id.', behavior: ['OUTPUT_ONLY'], notNull: true },
     snapshot: { type: 'object', description: 'The agent as it stood: every agent field except `etag`.', behavior: ['OUTPUT_ONLY'], schema: { additionalProperties: true } },
     created_by: { type: 'string', description: 'The user whose write produced the version, `users/{user}`.', behavior: ['OUTPUT_ONLY'] },
   },

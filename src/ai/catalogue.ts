@@ -188,7 +188,7 @@ export const aiModelResource: ResourceDecl = {
   fields: {
     provider: out({ type: 'enum', values: PROVIDERS, description: 'Provider serving the model.' }) as any,
     external_id: out({ type: 'string', description: "Provider's own identifier; can move to a newer snapshot while `id` stays." }) as any,
-    display_name: out({ type: 'string', description: 'Label.' }) as any,
+    display_name: out({ type: 'string', description: 'Label.', notNull: true }) as any,
     capabilities: out({ type: 'string_list', description: `What the model can do: ${CAPABILITIES.join(', ')}. Filter with \`capabilities:"EFFORT"\` (has).` }) as any,
     max_input_tokens: out({ type: 'integer', description: 'Largest prompt.' }) as any,
     max_output_tokens: out({ type: 'integer', description: 'Largest agent `max_tokens` that can run on it.' }) as any,
@@ -225,7 +225,7 @@ export const aiSystemAgentResource: ResourceDecl = {
   collectionPath: 'ai_system_agents',
   itemPath: 'ai_system_agents/{ai_system_agent_id}',
   fields: {
-    display_name: out({ type: 'string', description: 'Label.' }) as any,
+    display_name: out({ type: 'string', description: 'Label.', notNull: true }) as any,
     description: out({ type: 'string', description: 'What the agent does.' }) as any,
     instruction_text: out({ type: 'string', maxLength: 100_000, description: 'Template with `{{variable}}`; becomes version 1 of the copy\'s instruction.' }) as any,
     instruction_version: out({ type: 'integer', description: 'Rises when the platform changes the text.' }) as any,

@@ -132,7 +132,7 @@ export function instructionVersionResource(deps: { dialect: SqlDialect }): Resou
     parentTable: 'ai_instructions',
     fields: {
       ai_instruction_id: { type: 'string', description: 'The instruction (fixed by the URL).', behavior: ['OUTPUT_ONLY'] },
-      version: { type: 'integer', description: 'The version number; also the resource id. One more than the latest.', behavior: ['OUTPUT_ONLY'] },
+      version: { type: 'integer', description: 'The version number; also the resource id. One more than the latest.', behavior: ['OUTPUT_ONLY'], notNull: true },
       content: { type: 'string', description: 'Template text with `{{variable}}` placeholders.', behavior: ['REQUIRED'], maxLength: MAX_CONTENT },
       notes: { type: 'string', description: 'Why the version exists.', maxLength: 2000 },
       created_by: { type: 'string', description: 'The user who created it, `users/{user}`.', behavior: ['OUTPUT_ONLY'] },

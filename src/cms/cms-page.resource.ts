@@ -49,6 +49,7 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
       ...PAGE_CONTENT_FIELDS,
       title: { ...PAGE_CONTENT_FIELDS.title, behavior: ['REQUIRED'] },
       url_key: {
+        notNull: true,
         type: 'string',
         description:
           'URL path of the page below the view prefix (`about`, `company/team`): lowercase letters, digits, `.`, `_`, `-`, segments joined by `/`. ' +

@@ -23,4 +23,5 @@ export const SORT_ORDER_FIELD: FieldDecl = {
   type: 'integer',
   description: 'Position among siblings (0 first); new items come last; changed only by `:move`.',
   behavior: ['OUTPUT_ONLY'],
+  notNull: true,
 };

@@ -39,7 +39,7 @@ export function emailTemplateResource(services: () => Record<string, ResourceSer
     collectionPath: 'websites/{website_id}/email_templates',
     itemPath: 'websites/{website_id}/email_templates/{email_template_id}',
     fields: {
-      kind: { type: 'enum', description: 'What the email is sent for; also the id.', values: KIND_NAMES, behavior: ['OUTPUT_ONLY'] },
+      kind: { type: 'enum', description: 'What the email is sent for; also the id.', values: KIND_NAMES, behavior: ['OUTPUT_ONLY'], notNull: true },
       display_name: { type: 'string', description: 'Label of the kind.', behavior: ['OUTPUT_ONLY'], column: false },
       description: { type: 'string', description: 'When the platform sends it.', behavior: ['OUTPUT_ONLY'], column: false },
       subject: { type: 'string', description: 'Subject line; placeholders allowed.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },

@@ -70,6 +70,7 @@ export function websiteResource(deps: WebsiteDeps): ResourceDecl {
     fields: {
       display_name: { type: 'string', description: 'Name of the website.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
       code: {
+        notNull: true,
         type: 'string',
         description: 'DNS label of the platform hostname `{code}.{PLATFORM_DOMAIN}`; unique; derived from `display_name` when absent; immutable.',
         behavior: ['IMMUTABLE'],

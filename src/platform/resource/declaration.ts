@@ -34,6 +34,13 @@ export interface FieldDecl {
   /** Refuse empty or whitespace-only strings. */
   notBlank?: boolean;
   /**
+   * The column is NOT NULL although the field is neither REQUIRED nor defaulted (values the server
+   * always sets: a tree path, a stored filename). A sortable field pages with a plain keyset
+   * condition only when it cannot be null; `test/infra/sortable-nulls.test.ts` checks this against
+   * the database.
+   */
+  notNull?: boolean;
+  /**
    * Unique among the rows of the same parent (a website's block `identifier`): a Create or an Update
    * that would repeat another row's value answers ALREADY_EXISTS naming the field. Back it with a
    * unique index for concurrent writes.

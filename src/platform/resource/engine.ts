@@ -172,7 +172,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   for (const name of decl.sortable) {
     const field = decl.fields[name] ?? common[name];
     if (!field) throw new Error(`${decl.collection}: sortable field ${name} is not declared`);
-    const nullable = !common[name] && !has(field, 'REQUIRED') && field.default === undefined;
+    const nullable = !common[name] && !has(field, 'REQUIRED') && field.default === undefined && !field.notNull;
     sortable[name] = { column: columnOf(name, field) ?? name, nullable };
   }
 
