@@ -25,7 +25,8 @@ import { installErrorHandling } from './platform/http/errors.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { createRateLimiter } from './platform/http/rate-limit.js';
 import { createRouteContextFactory } from './platform/http/route-context.js';
-import { createValidatorCompiler } from './platform/http/validation.js';
+import { buildSerializerFactory } from './platform/http/serialization.js';
+import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
@@ -72,7 +73,8 @@ export async function buildApp(opts: {
     trustProxy: config.trustProxy,
     routerOptions: { maxParamLength: 256 },
   });
-  app.setValidatorCompiler(createValidatorCompiler());
+  // Per encapsulated context: each surface's named schemas (platform/http/components.ts) are known to its validators.
+  app.setSchemaController({ compilersFactory: { buildValidator: validatorFactory() as never, buildSerializer: buildSerializerFactory as never } });
   // CORS first, so every answer (redirects and errors included) carries its headers.
   await app.register(cors, {
     origin: '*',

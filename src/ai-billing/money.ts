@@ -11,7 +11,9 @@ const NANOS_PER_UNIT = 1_000_000_000;
 
 /** JSON Schema of Money, for declarations and OpenAPI. */
 export const MONEY_SCHEMA = {
+  $id: 'Money',
   type: 'object',
+  description: 'An amount of money: `units` (a decimal string) plus `nanos` billionths, in `currency_code`.',
   properties: {
     currency_code: { type: 'string', enum: ['USD'], description: 'ISO 4217 code; the AI balance is kept in US dollars.' },
     units: { type: 'string', pattern: '^-?[0-9]{1,12}$', description: 'Whole units, as a decimal string.' },
@@ -19,6 +21,7 @@ export const MONEY_SCHEMA = {
   },
   required: ['currency_code', 'units', 'nanos'],
   additionalProperties: false,
+  example: { currency_code: 'USD', units: '12', nanos: 340000000 },
 } as const;
 
 /** Integer nano-dollars (as stored) → Money. */

@@ -27,6 +27,12 @@ function violationsOf(errors: AjvError[], context: string): FieldViolation[] {
     if (e.keyword === 'required') {
       field = field ? `${field}.${e.params.missingProperty}` : String(e.params.missingProperty);
       description = 'is required';
+    } else if (e.keyword === 'propertyNames') {
+      // Request bodies name the fields they accept with `propertyNames` (resource/schemas.ts inputSchema).
+      field = field ? `${field}.${e.params.propertyName}` : String(e.params.propertyName);
+      description = 'is not a known field';
+    } else if ((e as { propertyName?: string }).propertyName !== undefined) {
+      continue; // the inner error of a `propertyNames` violation, reported above
     } else if (e.keyword === 'additionalProperties') {
       field = field ? `${field}.${e.params.additionalProperty}` : String(e.params.additionalProperty);
       description = 'is not a known field';

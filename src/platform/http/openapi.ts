@@ -27,6 +27,8 @@ export async function registerOpenApi(
       }),
     },
     hideUntagged: false,
+    // Named schemas (components.ts) keep their names: `components.schemas.CmsPage`, `$ref: '#/components/schemas/CmsPage'`.
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     // Declare every tag the operations use (spectral:oas `operation-tag-defined`), sorted.
     transformObject: (documentObject) => {
       const { openapiObject } = documentObject as { openapiObject: { paths?: Record<string, unknown> } & Record<string, unknown> };
