@@ -30,7 +30,7 @@ export function routingRefusal(problem: RoutingProblem): FailedPrecondition {
 }
 
 const USAGE_SCHEMA = {
-  properties: Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, { type: 'integer' }])),
+  properties: Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }])),
 };
 const out = { behavior: ['OUTPUT_ONLY'] as Array<'OUTPUT_ONLY'> };
 
@@ -131,7 +131,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
         default: {},
         schema: {
           properties: {
-            variables: { type: 'object', maxProperties: 100, additionalProperties: { type: ['string', 'integer', 'boolean'], maxLength: 100_000 } },
+            variables: { type: 'object', maxProperties: 100, additionalProperties: { type: ['string', 'integer', 'boolean'], maxLength: 100_000, format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } },
             text: { type: 'string', maxLength: 200_000 },
           },
           additionalProperties: false,
@@ -152,7 +152,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
       attempts: {
         type: 'object',
         description: 'Each attempt: `number`, `start_time`, `end_time`, `http_status` (0 when no response arrived), `error_code`, `message`, `usage`, `connection_id`.',
-        schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
+        schema: { type: 'array', maxItems: 100, items: { type: 'object', additionalProperties: true } },
         ...out,
       },
       source_module: { type: 'string', description: "Caller's own word for who started the run; stored, filterable; fixed.", behavior: ['IMMUTABLE'], maxLength: 64 },

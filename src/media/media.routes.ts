@@ -182,6 +182,8 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
       'Invalid values answer 400 INVALID_ARGUMENT naming the parameter; unknown parameters are ignored (cache busters). Every answer carries an `ETag`; `If-None-Match` answers 304. ' +
       'A missing, deleted or other website\'s media answers 404. Answers carry `Content-Security-Policy: sandbox` and `nosniff`, so an uploaded SVG cannot run script.',
     tags: ['media'],
+    // Public by design (SPEC 4.5): no credentials.
+    security: [],
     querystring: { ...querystring, additionalProperties: true },
     headers: { type: 'object', properties: { 'If-None-Match': { type: 'string', maxLength: 4096, description: 'Answer 304 without a body when the media still has this etag.' } } },
     response: { 200: binary, 304: new Reply('Not modified.', undefined, { ETag: ETAG_HEADER }), ...errorResponses({ notFound: true }) },

@@ -51,7 +51,7 @@ function batchUpdateMethod(decl: ResourceDecl, run: ReturnType<typeof createSett
     response: {
       type: 'object',
       title: `BatchUpdate${decl.singular}sResponse`,
-      properties: { settings: { type: 'array', items: resourceSchema(decl) } },
+      properties: { settings: { type: 'array', maxItems: MAX_BATCH_WRITES, items: resourceSchema(decl), description: 'The written settings, in request order.' } },
       required: ['settings'],
     },
     handle: (ctx, call) => run(ctx, call.params, call.body as never),

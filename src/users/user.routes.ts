@@ -7,8 +7,8 @@ import type { UserService } from './user.service.js';
 
 const TokenAnswer = Type.Object(
   {
-    token: Type.String({ description: 'Bearer JWT for `Authorization: Bearer <token>`.' }),
-    expire_time: Type.String({ format: 'date-time', description: 'When the token stops working.' }),
+    token: Type.String({ maxLength: 4096, description: 'Bearer JWT for `Authorization: Bearer <token>`.' }),
+    expire_time: Type.String({ format: 'date-time', maxLength: 40, description: 'When the token stops working.' }),
   },
   { $id: 'TokenResponse', description: 'A bearer token and when it stops working.' },
 );
@@ -30,7 +30,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { prefix: string;
         },
         { additionalProperties: false, $id: 'AuthenticateRequest' },
       ),
-      response: { 200: new Reply('Signed in.', TokenAnswer), ...errorResponses({ limited: true }) },
+      response: { 200: new Reply('Signed in.', TokenAnswer), ...errorResponses({ authenticated: true, limited: true }) },
     }),
     handler: async (request) => {
       const body = request.body as { email: string; password: string };

@@ -92,6 +92,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     const apiError = toApiError(err);
     if (apiError.httpCode >= 500) request.log.error({ err, request_id: request.id }, 'request failed');
     if (apiError instanceof ResourceExhausted) reply.header('retry-after', String(apiError.retryAfterSeconds));
+    // UNAVAILABLE is transient (busy, a dependency unreachable): clients may retry, after a second (documented on every 503).
+    else if (apiError.status === 'UNAVAILABLE') reply.header('retry-after', '1');
     return reply.code(apiError.httpCode).send(renderError(apiError, request.id));
   });
 

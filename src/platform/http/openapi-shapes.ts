@@ -144,9 +144,9 @@ export const OPERATION_METADATA_SCHEMA: JsonSchema = {
     type: { type: 'string', maxLength: 64, pattern: '^[A-Z][A-Z0-9_]*$', description: 'Kind of work, e.g. `PROVISION_WEBSITE`.' },
     step: { type: 'string', maxLength: 64, description: 'Named hop of the work in progress, e.g. `DEFAULT_PAGES`.' },
     progress_percent: { type: 'integer', format: 'int32', minimum: 0, maximum: 100, description: 'Only where the work is genuinely counted.' },
-    create_time: { type: 'string', format: 'date-time', description: 'When the work was asked for.' },
-    update_time: { type: 'string', format: 'date-time', description: 'When the Operation last changed.' },
-    end_time: { type: 'string', format: 'date-time', description: 'When it finished; absent while running.' },
+    create_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'When the work was asked for.' },
+    update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'When the Operation last changed.' },
+    end_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'When it finished; absent while running.' },
     cancel_requested: { type: 'boolean', description: 'Present (true) once `:cancel` was asked.' },
   },
 };

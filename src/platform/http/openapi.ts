@@ -20,9 +20,19 @@ export async function registerOpenApi(
         contact: { name: 'Platform team', url: 'https://github.com/' },
         license: { name: 'Proprietary', url: 'https://example.com/license' },
       },
-      servers: [{ url: opts.serverUrl }],
+      // `x-internal: false`: the audience is the public (OWASP inventory rules).
+      servers: [{ url: opts.serverUrl, description: 'This deployment: production, staging or local development, as its PUBLIC_BASE_URL says.', 'x-internal': false } as never],
       ...(opts.bearer && {
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+        components: {
+          securitySchemes: {
+            bearer: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: 'A JWT from `users:authenticate` or `users:exchange_handoff` (HS256, short-lived; issued and checked following RFC8725, JSON Web Token Best Current Practices).',
+            },
+          },
+        },
         security: [{ bearer: [] }],
       }),
     },

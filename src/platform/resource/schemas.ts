@@ -39,8 +39,9 @@ export function fieldSchema(field: FieldDecl): JsonSchema {
         ...base,
         type: 'integer',
         format: integerFormat(field),
-        ...(field.minimum !== undefined && { minimum: field.minimum }),
-        ...(field.maximum !== undefined && { maximum: field.maximum }),
+        // Undeclared bounds are those of exact JSON integers.
+        minimum: field.minimum ?? -Number.MAX_SAFE_INTEGER,
+        maximum: field.maximum ?? Number.MAX_SAFE_INTEGER,
       };
     case 'number':
       return {
@@ -52,7 +53,7 @@ export function fieldSchema(field: FieldDecl): JsonSchema {
     case 'boolean':
       return { ...base, type: 'boolean' };
     case 'timestamp':
-      return { ...base, type: 'string', format: 'date-time' };
+      return { ...base, type: 'string', format: 'date-time', maxLength: 40 };
     case 'string_list':
       return {
         ...base,
@@ -91,8 +92,8 @@ function nullable(schema: JsonSchema): JsonSchema {
 const COMMON_OUTPUT: Record<string, JsonSchema> = {
   name: { type: 'string', maxLength: 512, description: 'Resource name; the identity.', readOnly: true },
   id: { type: 'string', maxLength: 256, description: 'Last segment of `name`; unique inside its parent.', readOnly: true },
-  create_time: { type: 'string', format: 'date-time', description: 'When created (RFC 3339, UTC).', readOnly: true },
-  update_time: { type: 'string', format: 'date-time', description: 'When last changed (RFC 3339, UTC).', readOnly: true },
+  create_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'When created (RFC 3339, UTC).', readOnly: true },
+  update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'When last changed (RFC 3339, UTC).', readOnly: true },
   etag: { type: 'string', maxLength: 128, description: 'Version of the persisted state; send in `If-Match`.', readOnly: true },
 };
 
@@ -180,7 +181,7 @@ export function listSchema(decl: ResourceDecl, plural: string): JsonSchema {
     properties: {
       [decl.collection]: { type: 'array', maxItems: 100, items: resourceSchema(decl), description: 'The page, in the requested order.' },
       next_page_token: { type: 'string', maxLength: 4096, description: 'Pass as `page_token` for the next page; empty on the last page.' },
-      total_size: { type: 'integer', format: 'int64', minimum: 0, description: 'Size of the whole filtered collection visible to the caller, not of the page.' },
+      total_size: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Size of the whole filtered collection visible to the caller, not of the page.' },
     },
     required: [decl.collection, 'next_page_token', 'total_size'],
   };
