@@ -58,6 +58,12 @@ function batchUpdateMethod(decl: ResourceDecl, run: ReturnType<typeof createSett
   };
 }
 
+/** The declaration with its `:batch_update`, whose answer lists the resource as the declaration shows it. */
+const withBatchUpdate = (decl: ResourceDecl, run: ReturnType<typeof createSettingsService>['batchUpdate']): ResourceDecl => ({
+  ...decl,
+  customMethods: [batchUpdateMethod(decl, run)],
+});
+
 /**
  * Settings: the `setting_descriptors` catalogue, website settings by dotted path and per-view
  * overrides, each with `:batch_update`. Provisioning stores the website's name as `general.site.name`.
@@ -82,8 +88,8 @@ export const settingsArea: Area = {
           },
         },
       },
-      { ...websiteSettingResource, virtual: settings.source, customMethods: [batchUpdateMethod(websiteSettingResource, settings.batchUpdate)] },
-      { ...viewSettingResource, virtual: settings.source, customMethods: [batchUpdateMethod(viewSettingResource, settings.batchUpdate)] },
+      withBatchUpdate({ ...websiteSettingResource, virtual: settings.source }, settings.batchUpdate),
+      withBatchUpdate({ ...viewSettingResource, virtual: settings.source }, settings.batchUpdate),
     ];
   },
   provisioningSteps: () => [

@@ -38,9 +38,12 @@ export function addComponent(app: FastifyInstance, schema: JsonSchema): JsonSche
   if (Array.isArray(body.type)) body.type = (body.type as string[]).filter((t) => t !== 'null');
   if (Array.isArray(body.type) && (body.type as string[]).length === 1) body.type = (body.type as string[])[0];
   if (Array.isArray(body.enum)) body.enum = (body.enum as unknown[]).filter((v) => v !== null);
+  // readOnly/writeOnly describe a use (an output-only field holding Money), not the shape.
+  delete body.readOnly;
+  delete body.writeOnly;
   const existing = app.getSchema(id) as JsonSchema | undefined;
   if (existing) {
-    if (canonical(existing) !== canonical(body)) throw new Error(`two different schemas are named ${id}`);
+    if (canonical(existing) !== canonical(body)) throw new Error(`two different schemas are named ${id}: ${canonical(existing)} vs ${canonical(body)}`);
   } else {
     app.addSchema(body);
   }

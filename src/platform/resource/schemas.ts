@@ -65,8 +65,9 @@ export function fieldSchema(field: FieldDecl): JsonSchema {
       // A free-form object (no declared properties) must say so: the response serializer drops
       // undeclared properties, which would answer `{}`.
       const schema = field.schema ?? {};
-      // A named shape (`$id`, e.g. Money) is referenced, with the field's own description beside it.
-      if (typeof schema.$id === 'string') return { ...base, allOf: [schema] };
+      // A named shape (`$id`, e.g. Money) is referenced as it is (fast-json-stringify drops values
+      // under an `allOf` that holds a `$ref`, so the field's own description cannot wrap it).
+      if (typeof schema.$id === 'string') return { ...schema };
       const open = schema.properties === undefined && schema.additionalProperties === undefined && schema.patternProperties === undefined;
       return { ...base, type: 'object', ...(open && { additionalProperties: true }), ...schema };
     }
@@ -157,8 +158,9 @@ export function resourceSchema(decl: ResourceDecl): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const name of commonFields(decl)) properties[name] = COMMON_OUTPUT[name];
   const required = ['name', 'etag'];
-  if (decl.kind === 'singleton') {
-    // SPEC 2.1: a singleton carries no id; a never-written one has no timestamps.
+  if (decl.kind === 'singleton' || decl.virtual) {
+    // SPEC 2.1: a singleton carries no id; a never-written one (or never-written setting) has no timestamps.
+    if (decl.kind !== 'singleton') required.push('id');
     properties.create_time = { ...properties.create_time, description: 'When first written (RFC 3339, UTC); absent while never written.' };
     properties.update_time = { ...properties.update_time, description: 'When last written (RFC 3339, UTC); absent while never written.' };
   } else {
