@@ -158,9 +158,10 @@ export function resourceSchema(decl: ResourceDecl): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   for (const name of commonFields(decl)) properties[name] = COMMON_OUTPUT[name];
   const required = ['name', 'etag'];
-  if (decl.kind === 'singleton' || decl.virtual) {
+  // Singleton-like declarations (item path = collection path, e.g. ai_billing) show no id either.
+  if (decl.kind === 'singleton' || decl.virtual || decl.itemPath === decl.collectionPath) {
     // SPEC 2.1: a singleton carries no id; a never-written one (or never-written setting) has no timestamps.
-    if (decl.kind !== 'singleton') required.push('id');
+    if (decl.kind !== 'singleton' && decl.itemPath !== decl.collectionPath) required.push('id');
     properties.create_time = { ...properties.create_time, description: 'When first written (RFC 3339, UTC); absent while never written.' };
     properties.update_time = { ...properties.update_time, description: 'When last written (RFC 3339, UTC); absent while never written.' };
   } else {
