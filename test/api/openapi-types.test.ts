@@ -5,36 +5,23 @@
  * sign-up without captcha_token). openapi-typescript and its TypeScript 5 live in the `sdk`
  * workspace (the root builds with TypeScript 7, which openapi-typescript does not support).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { testDialect } from '../support/databases.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const sdkRequire = createRequire(join(ROOT, 'sdk', 'package.json'));
 
-/** openapi-typescript and the TypeScript it runs on, as the sdk workspace installs them. */
-async function generator() {
-  const dir = dirname(sdkRequire.resolve('openapi-typescript/package.json'));
-  const openapiTS = await import(pathToFileURL(join(dir, 'dist', 'index.mjs')).href);
-  // TypeScript 5's API (the root's TypeScript 7 has no compiler API), typed loosely here.
-  const ts = sdkRequire('typescript') as any;
-  return { openapiTS, ts };
-}
+/** The TypeScript 5 of the sdk workspace (the root's TypeScript 7 has no compiler API), typed loosely here. */
+const ts = () => sdkRequire('typescript') as any;
 
-/** Types of one committed document; binary parts (the upload's `file`) are `Blob`s. */
-export async function generateTypes(surface: 'tenant' | 'site'): Promise<string> {
-  const { openapiTS, ts } = await generator();
-  const doc = JSON.parse(readFileSync(join(ROOT, 'docs', 'openapi', `${surface}-api.json`), 'utf8'));
-  const ast = await openapiTS.default(doc, {
-    transform(schema: { format?: string }) {
-      if (schema.format === 'binary') return ts.factory.createTypeReferenceNode('Blob');
-      return undefined;
-    },
-  });
-  return openapiTS.astToString(ast);
+/** The SDK's own generator (also what writes sdk/src/*-api.d.ts), so this checks the SDK's types. */
+async function generateTypes(surface: 'tenant' | 'site'): Promise<string> {
+  // @ts-expect-error plain JavaScript module of the sdk workspace
+  const { generateTypes: generate } = await import('../../sdk/scripts/generate.mjs');
+  return generate(surface);
 }
 
 const PROGRAM = `
@@ -107,23 +94,22 @@ export const noCaptcha: SignupComponents['schemas']['SignUpRequest'] = { email: 
 // Dialect-free: runs once, in the SQLite project.
 describe.skipIf(testDialect() !== 'sqlite')('types generated from the committed OpenAPI', () => {
   it('type-check a strict client program, refusing what the API refuses', async () => {
-    const { ts } = await generator();
     // Inside the sdk workspace, so `openapi-fetch` resolves as it does for the SDK.
     const dir = mkdtempSync(join(ROOT, 'sdk', '.types-check-'));
     try {
       writeFileSync(join(dir, 'tenant-api.ts'), await generateTypes('tenant'));
       writeFileSync(join(dir, 'site-api.ts'), await generateTypes('site'));
       writeFileSync(join(dir, 'program.ts'), PROGRAM);
-      const program = ts.createProgram([join(dir, 'program.ts')], {
+      const program = ts().createProgram([join(dir, 'program.ts')], {
         strict: true,
         noEmit: true,
-        target: ts.ScriptTarget.ES2022,
-        module: ts.ModuleKind.ESNext,
-        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        target: ts().ScriptTarget.ES2022,
+        module: ts().ModuleKind.ESNext,
+        moduleResolution: ts().ModuleResolutionKind.Bundler,
         lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
         skipLibCheck: true,
       });
-      const diagnostics = ts.getPreEmitDiagnostics(program).map((d: any) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      const diagnostics = ts().getPreEmitDiagnostics(program).map((d: any) => ts().flattenDiagnosticMessageText(d.messageText, '\n'));
       expect(diagnostics).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
