@@ -90,6 +90,10 @@ async function spectralFindings(doc: unknown, ruleset: unknown, source: string) 
   return spectral.run(new Document(JSON.stringify(doc), spectralParsers.Json as never, source));
 }
 
+// Linting the ~700 kB tenant document takes 10-20 s per ruleset on an idle 2-core machine, more
+// under load: past the 30 s default, a clean document would "fail" by timing out.
+const LINT_TIMEOUT_MS = 180_000;
+
 describe('OpenAPI documents', () => {
   for (const surface of SURFACES) {
     it(`${surface}: is OpenAPI 3.1 and lints clean with spectral:oas (all rules)`, async () => {
@@ -97,14 +101,14 @@ describe('OpenAPI documents', () => {
       expect(doc.openapi).toBe('3.1.0');
       const results = await spectralFindings(doc, oas, `${surface}.json`);
       expect(results.map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`)).toEqual([]);
-    });
+    }, LINT_TIMEOUT_MS);
 
     it(`${surface}: lints clean with Redocly's recommended rules`, async () => {
       const doc = await documentOf(surface);
       const config = await createConfig({ extends: ['recommended'] });
       const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `${surface}.json`, config });
       expect(problems.map((p) => `${p.ruleId} at ${p.location?.[0]?.pointer}: ${p.message}`)).toEqual([]);
-    });
+    }, LINT_TIMEOUT_MS);
 
     it(`${surface}: lints clean with the OWASP API ruleset, but for the documented exceptions`, async () => {
       const doc = await documentOf(surface);
@@ -113,7 +117,7 @@ describe('OpenAPI documents', () => {
         .filter((r) => !OWASP_NOT_APPLYING.has(String(r.code)) && !deliberate(String(r.code), r.path, doc))
         .map((r) => `${r.code} at ${r.path.join('.')}: ${r.message}`);
       expect(findings).toEqual([]);
-    });
+    }, LINT_TIMEOUT_MS);
 
     it(`${surface}: every operation has an operationId and answers errors with the one ErrorResponse`, async () => {
       const doc = await documentOf(surface);
