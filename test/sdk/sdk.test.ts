@@ -5,7 +5,7 @@
  * committed OpenAPI generates today.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import {
   ApiError,
   createSiteClient,
@@ -15,6 +15,7 @@ import {
   paginate,
   readModifyWrite,
   waitForOperation,
+  type Schemas,
   type TenantClient,
 } from '../../sdk/src/index.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -89,6 +90,8 @@ describe('sdk against the running server', () => {
       path: { website_id: websiteId },
       query: { page_size: 2, filter: 'title:"SDK page"', order_by: 'title asc' },
     })) {
+      // Typed as the List's resource (checked by the root's tsc), not any/never.
+      expectTypeOf(page).toEqualTypeOf<Schemas['CmsPage']>();
       seen.push(page.id);
     }
     expect(seen).toEqual(created);
@@ -99,6 +102,7 @@ describe('sdk against the running server', () => {
     const path = { website_id: websiteId, cms_page_id: page.id };
     const attempts: number[] = [];
     const updated = await readModifyWrite(client, '/tenant-api/v1/websites/{website_id}/cms_pages/{cms_page_id}', path, async (current, attempt) => {
+      expectTypeOf(current).toEqualTypeOf<Schemas['CmsPage']>();
       attempts.push(attempt);
       // Another writer gets in between our read and our write, once.
       if (attempt === 1) {
@@ -106,6 +110,7 @@ describe('sdk against the running server', () => {
       }
       return { title: `${current.title} (edited)` };
     });
+    expectTypeOf(updated).toEqualTypeOf<Schemas['CmsPage']>();
     expect(attempts).toEqual([1, 2]);
     // The second attempt started from the resource the ABORTED error carried: both writes are kept.
     expect(updated).toMatchObject({ title: 'SDK page 0 (edited)', meta_description: 'from the other writer' });
