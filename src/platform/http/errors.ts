@@ -27,12 +27,22 @@ function violationsOf(errors: AjvError[], context: string): FieldViolation[] {
     if (e.keyword === 'required') {
       field = field ? `${field}.${e.params.missingProperty}` : String(e.params.missingProperty);
       description = 'is required';
+    } else if ((e as { propertyName?: string }).propertyName !== undefined) {
+      // The inner error of a `propertyNames` violation (ajv reports it first, then the summary).
+      const name = (e as { propertyName?: string }).propertyName;
+      if (e.keyword === 'enum') {
+        // Request bodies name the fields they accept with `propertyNames: {enum}` (resource/schemas.ts inputSchema).
+        field = field ? `${field}.${name}` : String(name);
+        description = 'is not a known field';
+      } else {
+        // A map's key rule (labels' locales, attribute keys): the map is the field, the key is what is wrong.
+        description = `has an invalid key ${JSON.stringify(name)}: ${description}`;
+      }
     } else if (e.keyword === 'propertyNames') {
-      // Request bodies name the fields they accept with `propertyNames` (resource/schemas.ts inputSchema).
+      const explained = errors.some((inner) => (inner as { propertyName?: string }).propertyName === e.params.propertyName && inner.instancePath === e.instancePath);
+      if (explained) continue; // reported through its inner error above
       field = field ? `${field}.${e.params.propertyName}` : String(e.params.propertyName);
       description = 'is not a known field';
-    } else if ((e as { propertyName?: string }).propertyName !== undefined) {
-      continue; // the inner error of a `propertyNames` violation, reported above
     } else if (e.keyword === 'additionalProperties') {
       field = field ? `${field}.${e.params.additionalProperty}` : String(e.params.additionalProperty);
       description = 'is not a known field';
