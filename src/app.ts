@@ -27,7 +27,8 @@ import { registerOpenApi } from './platform/http/openapi.js';
 import { applyRateLimit, createRateLimiter } from './platform/http/rate-limit.js';
 import { requestIdOf } from './platform/http/request-id.js';
 import { createRouteContextFactory } from './platform/http/route-context.js';
-import { createValidatorCompiler } from './platform/http/validation.js';
+import { buildSerializerFactory } from './platform/http/serialization.js';
+import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
 import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
@@ -90,7 +91,8 @@ export async function buildApp(opts: {
     return503OnClosing: false,
   });
   const routes = trackRoutes(app, { maxParamLength: MAX_PARAM_LENGTH });
-  app.setValidatorCompiler(createValidatorCompiler());
+  // Per encapsulated context: each surface's named schemas (platform/http/components.ts) are known to its validators.
+  app.setSchemaController({ compilersFactory: { buildValidator: validatorFactory() as never, buildSerializer: buildSerializerFactory as never } });
   // CORS first, so every answer (redirects and errors included) carries its headers.
   await app.register(cors, {
     origin: '*',

@@ -10,7 +10,7 @@ const money = (description: string, behavior?: Array<'OUTPUT_ONLY'>) => ({
   type: 'object' as const,
   description,
   column: false as const,
-  schema: { properties: MONEY_SCHEMA.properties, required: [...MONEY_SCHEMA.required], additionalProperties: false },
+  schema: MONEY_SCHEMA,
   ...(behavior && { behavior }),
 });
 

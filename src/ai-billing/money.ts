@@ -11,14 +11,17 @@ const NANOS_PER_UNIT = 1_000_000_000;
 
 /** JSON Schema of Money, for declarations and OpenAPI. */
 export const MONEY_SCHEMA = {
+  $id: 'Money',
   type: 'object',
+  description: 'An amount of money: `units` (a decimal string) plus `nanos` billionths, in `currency_code`.',
   properties: {
     currency_code: { type: 'string', enum: ['USD'], description: 'ISO 4217 code; the AI balance is kept in US dollars.' },
-    units: { type: 'string', pattern: '^-?[0-9]{1,12}$', description: 'Whole units, as a decimal string.' },
-    nanos: { type: 'integer', minimum: -999999999, maximum: 999999999, description: 'Billionths of a unit; same sign as `units`.' },
+    units: { type: 'string', maxLength: 13, pattern: '^-?[0-9]{1,12}$', description: 'Whole units, as a decimal string.' },
+    nanos: { type: 'integer', format: 'int32', minimum: -999999999, maximum: 999999999, description: 'Billionths of a unit; same sign as `units`.' },
   },
   required: ['currency_code', 'units', 'nanos'],
   additionalProperties: false,
+  example: { currency_code: 'USD', units: '12', nanos: 340000000 },
 } as const;
 
 /** Integer nano-dollars (as stored) → Money. */

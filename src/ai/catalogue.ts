@@ -199,7 +199,7 @@ export const aiModelResource: ResourceDecl = {
       type: 'object',
       column: false,
       description: 'Prices charged for runs on the platform key (Money, USD). Absent keys cost nothing.',
-      schema: { properties: Object.fromEntries(PRICE_KEYS.map(([k, d]) => [k, { ...MONEY_SCHEMA, description: d }])) },
+      schema: { properties: Object.fromEntries(PRICE_KEYS.map(([k]) => [k, MONEY_SCHEMA])) },
     }) as any,
   },
   filterable: ['capabilities', 'create_time', 'display_name', 'external_id', 'provider', 'state', 'tier'],

@@ -3,6 +3,7 @@ import { FailedPrecondition, InvalidArgument, type FieldViolation } from '../pla
 import type { Operations } from '../platform/jobs/operations.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { MONEY_SCHEMA, moneyFromNanos } from '../ai-billing/money.js';
+import { ERROR_SCHEMA } from '../platform/http/openapi-shapes.js';
 import { estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
 import { modelProblem } from './agent.resource.js';
 import type { Catalogue } from './catalogue.js';
@@ -29,10 +30,7 @@ export function routingRefusal(problem: RoutingProblem): FailedPrecondition {
 }
 
 const USAGE_SCHEMA = {
-  properties: Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, { type: 'integer' }])),
-};
-const ERROR_SCHEMA = {
-  properties: { code: { type: 'integer' }, status: { type: 'string' }, message: { type: 'string' }, details: { type: 'array', items: { type: 'object', additionalProperties: true } } },
+  properties: Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER }])),
 };
 const out = { behavior: ['OUTPUT_ONLY'] as Array<'OUTPUT_ONLY'> };
 
@@ -133,7 +131,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
         default: {},
         schema: {
           properties: {
-            variables: { type: 'object', maxProperties: 100, additionalProperties: { type: ['string', 'integer', 'boolean'], maxLength: 100_000 } },
+            variables: { type: 'object', maxProperties: 100, additionalProperties: { type: ['string', 'integer', 'boolean'], maxLength: 100_000, format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } },
             text: { type: 'string', maxLength: 200_000 },
           },
           additionalProperties: false,
@@ -143,7 +141,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
       connection_id: { type: 'string', description: 'Connection of the latest attempt.', ...out },
       connection_mode: { type: 'enum', values: ['BYOK', 'MANAGED'], description: 'Mode of the latest attempt\'s connection.', ...out },
       usage: { type: 'object', description: 'Sums over attempts.', schema: USAGE_SCHEMA, ...out },
-      cost: { type: 'object', column: false, description: 'Charged to the AI balance, summed over attempts; present once a MANAGED attempt was charged.', schema: { properties: MONEY_SCHEMA.properties }, ...out },
+      cost: { type: 'object', column: false, description: 'Charged to the AI balance, summed over attempts; present once a MANAGED attempt was charged.', schema: MONEY_SCHEMA, ...out },
       output: {
         type: 'object',
         description: 'On SUCCEEDED: `text`, or `json` (JSON agents, validated against `output_schema`), or `artifacts` (IMAGE agents: `storage_key`, `mime_type`, `width`, `height`, `byte_size`), and `output_truncated`.',
@@ -154,7 +152,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
       attempts: {
         type: 'object',
         description: 'Each attempt: `number`, `start_time`, `end_time`, `http_status` (0 when no response arrived), `error_code`, `message`, `usage`, `connection_id`.',
-        schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
+        schema: { type: 'array', maxItems: 100, items: { type: 'object', additionalProperties: true } },
         ...out,
       },
       source_module: { type: 'string', description: "Caller's own word for who started the run; stored, filterable; fixed.", behavior: ['IMMUTABLE'], maxLength: 64 },

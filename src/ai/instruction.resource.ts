@@ -69,6 +69,7 @@ export function instructionResource(deps: { dialect: SqlDialect }): ResourceDecl
         behavior: ['INPUT_ONLY', 'IMMUTABLE', 'REQUIRED'],
         column: false,
         maxLength: MAX_CONTENT,
+        example: 'Write a two-sentence description of {{product}} for our shop.',
       },
       notes: { type: 'string', description: 'Create only: why version 1 exists.', behavior: ['INPUT_ONLY', 'IMMUTABLE'], column: false, maxLength: 2000 },
       active_version: {

@@ -42,6 +42,7 @@ export function cmsBlockResource(deps: { resolver: PageResolver }): ResourceDecl
         maxLength: 128,
         trim: true,
         uniqueInParent: true,
+        example: 'footer_links',
       },
       ...BLOCK_CONTENT_FIELDS,
       title: { ...BLOCK_CONTENT_FIELDS.title, behavior: ['REQUIRED'] },

@@ -13,8 +13,8 @@ export const URL_KEY_PATTERN = '^[a-z0-9](?:[a-z0-9._-]*[a-z0-9])?(?:/[a-z0-9](?
 
 /** Fields of a page that a view overlay and a customer-group version may replace. */
 export const PAGE_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  title: { type: 'string', description: 'Title (the `<h1>`/`<title>` fallback).', maxLength: 255, trim: true, notBlank: true },
-  content_heading: { type: 'string', description: 'Heading shown above the content.', maxLength: 255, trim: true },
+  title: { type: 'string', description: 'Title (the `<h1>`/`<title>` fallback).', maxLength: 255, trim: true, notBlank: true, example: 'About us' },
+  content_heading: { type: 'string', description: 'Heading shown above the content.', maxLength: 255, trim: true, example: 'Baking since 1998' },
   content: {
     type: 'string',
     description:
@@ -22,10 +22,11 @@ export const PAGE_CONTENT_FIELDS: Record<string, FieldDecl> = {
       'objects and iframes other than YouTube/Vimeo embeds are removed, so stored content never runs script on the rendered site. ' +
       `At most ${MAX_CONTENT_LENGTH} characters.`,
     maxLength: MAX_CONTENT_LENGTH,
+    example: '<p>We bake sourdough bread every morning.</p>',
   },
-  meta_title: { type: 'string', description: 'SEO `<title>`; the title when absent.', maxLength: 255, trim: true },
-  meta_description: { type: 'string', description: 'SEO meta description.', maxLength: 1024, trim: true },
-  meta_keywords: { type: 'string', description: 'SEO meta keywords, comma-separated.', maxLength: 1024, trim: true },
+  meta_title: { type: 'string', description: 'SEO `<title>`; the title when absent.', maxLength: 255, trim: true, example: "About Ada's Bakery" },
+  meta_description: { type: 'string', description: 'SEO meta description.', maxLength: 1024, trim: true, example: 'Who we are and how we bake.' },
+  meta_keywords: { type: 'string', description: 'SEO meta keywords, comma-separated.', maxLength: 1024, trim: true, example: 'bakery, sourdough' },
 };
 
 export const RICH_TEXT = ['content'] as const;
@@ -59,6 +60,7 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
         pattern: URL_KEY_PATTERN,
         maxLength: 255,
         trim: true,
+        example: 'about',
       },
       is_active: { type: 'boolean', description: 'Whether the rendered site serves the page. Default true.', default: true },
       meta_robots: {

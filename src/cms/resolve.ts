@@ -25,7 +25,8 @@ export interface ResolverSpec {
   groups?: { table: string; membersTable: string };
 }
 
-const text = (description: string): JsonSchema => ({ type: 'string', description });
+// Bounded like the stored fields they come from (rich text: the content limit).
+const text = (description: string): JsonSchema => ({ type: 'string', maxLength: 500_000, description });
 
 /** Answer of `cms_pages/{p}:resolve`. */
 export const resolvedPageSchema: JsonSchema = {
@@ -39,7 +40,7 @@ export const resolvedPageSchema: JsonSchema = {
     customer_group_id: text('The customer group read as: the one named, or for a `customer_id` the group whose version won.'),
     customer_id: text('The customer read as, when one was named.'),
     cms_page_group_id: text('The customer-group version that won, when one did.'),
-    overridden_fields: { type: 'array', items: { type: 'string' }, description: 'Fields taken from the view overlay.' },
+    overridden_fields: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Fields taken from the view overlay.' },
     is_visible: { type: 'boolean', description: 'Whether the site serves the page in this view (`is_active` and `visible_view_ids`).' },
     title: text('Title.'),
     url_key: text('URL key.'),
@@ -50,8 +51,8 @@ export const resolvedPageSchema: JsonSchema = {
     meta_keywords: text('SEO keywords.'),
     meta_robots: text('Robots directive.'),
     is_active: { type: 'boolean', description: 'The page switch.' },
-    visible_view_ids: { type: 'array', items: { type: 'string' }, description: 'Views the page is visible in (empty: every view).' },
-    update_time: { type: 'string', format: 'date-time', description: 'Latest change of the page, overlay or version shown.' },
+    visible_view_ids: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Views the page is visible in (empty: every view).' },
+    update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'Latest change of the page, overlay or version shown.' },
   },
 };
 
@@ -64,14 +65,14 @@ export const resolvedBlockSchema: JsonSchema = {
     name: text('The block, `websites/{w}/cms_blocks/{b}`.'),
     id: text('Id of the block.'),
     view_id: text('The view read as (the default view when none was named).'),
-    overridden_fields: { type: 'array', items: { type: 'string' }, description: 'Fields taken from the view overlay.' },
+    overridden_fields: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Fields taken from the view overlay.' },
     is_visible: { type: 'boolean', description: 'Whether the site shows the block in this view (`is_active` and `visible_view_ids`).' },
     identifier: text('Stable handle.'),
     title: text('Title.'),
     content: text('Sanitised rich text.'),
     is_active: { type: 'boolean', description: 'The block switch.' },
-    visible_view_ids: { type: 'array', items: { type: 'string' }, description: 'Views the block is visible in (empty: every view).' },
-    update_time: { type: 'string', format: 'date-time', description: 'Latest change of the block or overlay shown.' },
+    visible_view_ids: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Views the block is visible in (empty: every view).' },
+    update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'Latest change of the block or overlay shown.' },
   },
 };
 

@@ -122,7 +122,7 @@ export function customDomainResource(deps: CustomDomainDeps): ResourceDecl {
         type: 'object',
         description: 'The record to create at the domain’s DNS provider; absent without a custom domain.',
         behavior: ['OUTPUT_ONLY'],
-        schema: { properties: { type: { type: 'string', enum: ['CNAME'] }, name: { type: 'string' }, value: { type: 'string' } } },
+        schema: { properties: { type: { type: 'string', enum: ['CNAME'] }, name: { type: 'string', maxLength: 253, description: 'Host name the record is for.' }, value: { type: 'string', maxLength: 253, description: 'What it must point at.' } } },
       },
       last_verify_time: { type: 'timestamp', description: 'When `:verify` last decided the status.', behavior: ['OUTPUT_ONLY'] },
     },

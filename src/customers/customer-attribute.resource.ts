@@ -92,6 +92,7 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
         behavior: ['REQUIRED', 'IMMUTABLE'],
         pattern: ATTRIBUTE_KEY_PATTERN,
         maxLength: 64,
+        example: 'shoe_size',
       },
       display_name: { type: 'string', description: 'Label of the field.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
       labels: labelsField('Locale to label, each at most 255 characters; replaced whole when sent; an omitted locale shows `display_name`.'),

@@ -71,6 +71,7 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
         maxLength: 320,
         trim: true,
         lowercase: true,
+        example: 'ada@example.com',
       },
       password: {
         type: 'string',
@@ -78,6 +79,7 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
         behavior: ['REQUIRED', 'INPUT_ONLY'],
         column: 'password_hash',
         maxLength: 256,
+        example: 'correct-horse-9',
       },
       display_name: { type: 'string', description: 'Name shown for the customer.', maxLength: 255, trim: true },
       tags: {

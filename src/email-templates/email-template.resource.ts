@@ -11,13 +11,14 @@ const MAX_BODY = 100_000;
 
 const placeholderSchema = {
   type: 'array',
+  maxItems: 100,
   items: {
     type: 'object',
     properties: {
-      name: { type: 'string', description: 'Written `{{name}}` in the subject or bodies.' },
-      description: { type: 'string' },
+      name: { type: 'string', maxLength: 64, description: 'Written `{{name}}` in the subject or bodies.' },
+      description: { type: 'string', maxLength: 1024, description: 'What it stands for.' },
       required: { type: 'boolean', description: 'The bodies must contain it.' },
-      sample_value: { type: 'string', description: 'What `:render` fills in when no value is given.' },
+      sample_value: { type: 'string', maxLength: 1024, description: 'What `:render` fills in when no value is given.' },
     },
   },
 };
@@ -100,9 +101,9 @@ export function emailTemplateResource(services: () => Record<string, ResourceSer
           type: 'object',
           title: 'RenderedEmail',
           properties: {
-            subject: { type: 'string' },
-            body: { type: 'string', description: 'HTML.' },
-            text_body: { type: 'string', description: 'Absent when the template has none.' },
+            subject: { type: 'string', maxLength: MAX_BODY, description: 'Subject with the placeholders filled.' },
+            body: { type: 'string', maxLength: MAX_BODY, description: 'HTML.' },
+            text_body: { type: 'string', maxLength: MAX_BODY, description: 'Absent when the template has none.' },
           },
           required: ['subject', 'body'],
         },

@@ -8,7 +8,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { SurfaceDeps } from '../platform/area.js';
 import { ApiError, InvalidArgument } from '../platform/errors.js';
 import { refuseUnstorableText } from '../platform/http/input-guard.js';
-import { errorResponses } from '../platform/http/openapi-shapes.js';
+import { Reply, routeSchema } from '../platform/http/components.js';
+import { errorResponses, ETAG_HEADER, LOCATION_HEADER } from '../platform/http/openapi-shapes.js';
 import { createValidatorCompiler } from '../platform/http/validation.js';
 import { sendResource } from '../platform/resource/routes.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
@@ -99,7 +100,7 @@ export async function registerMediaUploadRoute(
     scope.post(`${deps.prefix}/${template.replace(/\{([a-z_]+)\}/g, ':$1')}`, {
       // The body is read as a stream by the handler; its schema is documentation only.
       validatorCompiler: (route) => (route.httpPart === 'body' ? () => true : validators(route)),
-      schema: {
+      schema: routeSchema(scope, {
         operationId: 'CreateMedia',
         summary: 'Upload a Media',
         description:
@@ -107,25 +108,31 @@ export async function registerMediaUploadRoute(
           `The type is detected from the bytes; images get \`width\`/\`height\` after EXIF orientation. Larger than ${deps.maxUploadBytes} bytes (\`MEDIA_MAX_UPLOAD_BYTES\`) answers 400 INVALID_ARGUMENT on \`file\`; ` +
           'an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.',
         tags: [decl.collection],
-        params: { type: 'object', properties: { website_id: { type: 'string', description: 'Id of the website.' } }, required: ['website_id'] },
+        params: { type: 'object', properties: { website_id: { type: 'string', maxLength: 256, description: 'Id of the website.' } }, required: ['website_id'] },
         body: {
           content: {
             'multipart/form-data': {
               schema: {
+                $id: 'MediaUpload',
                 type: 'object',
+                description: 'Parts of an upload: the file and the writable fields of the Media.',
                 properties: {
-                  file: { type: 'string', format: 'binary', description: 'The file.' },
-                  alt_text: { type: 'string', maxLength: 1000 },
-                  title: { type: 'string', maxLength: 255 },
-                  folder_id: { type: 'string', maxLength: 64 },
+                  file: { type: 'string', format: 'binary', maxLength: deps.maxUploadBytes, description: 'The file; its part\'s filename becomes `original_filename`.' },
+                  alt_text: { type: 'string', maxLength: 1000, description: 'Alternative text.' },
+                  title: { type: 'string', maxLength: 255, description: 'Title.' },
+                  folder_id: { type: 'string', maxLength: 64, description: 'A `media_folders` id of this website; empty or absent: the root.' },
                 },
                 required: ['file'],
               },
+              encoding: { file: { contentType: 'application/octet-stream, image/*' } },
             },
           },
         },
-        response: { 201: resourceSchema(decl), ...errorResponses() },
-      },
+        response: {
+          201: new Reply('The stored Media.', resourceSchema(decl), { ETag: ETAG_HEADER, Location: LOCATION_HEADER }),
+          ...errorResponses({ authenticated: true, roles: true, notFound: true }),
+        },
+      }),
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
         const ctx = await deps.context(request, template, decl.rights.write);
@@ -156,14 +163,18 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
     reply.code(answer.status).headers(answer.headers);
     return answer.status === 304 ? reply.send() : reply.send(answer.body);
   };
-  const binary = { description: 'The stored bytes or the variant.', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } };
+  const binary = {
+    description: 'The stored bytes or the variant.',
+    headers: { ETag: ETAG_HEADER },
+    content: { '*/*': { schema: { type: 'string', format: 'binary', maxLength: 2 ** 31 } } },
+  };
   const querystring = {
     type: 'object',
     properties: {
-      w: { type: 'string', description: 'Width, 1 to 4096: the image is fitted inside the `w`×`h` box, aspect kept, never enlarged unless `enlarge`.' },
-      h: { type: 'string', description: 'Height, 1 to 4096.' },
+      w: { type: 'integer', format: 'int32', minimum: 1, maximum: 4096, description: 'Width: the image is fitted inside the `w`×`h` box, aspect kept, never enlarged unless `enlarge`.' },
+      h: { type: 'integer', format: 'int32', minimum: 1, maximum: 4096, description: 'Height.' },
       crop: { type: 'string', enum: ['1', 'true'], description: 'Exactly `w`×`h`, overflow cropped from the centre; needs both.' },
-      q: { type: 'string', description: 'Quality 1 to 100, default 85 (JPEG, WebP, AVIF).' },
+      q: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 85, description: 'Quality (JPEG, WebP, AVIF).' },
       fmt: { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'], description: 'Output format; default the stored one. `auto`: AVIF or WebP when `Accept` names them.' },
       enlarge: { type: 'string', enum: ['1', 'true'], description: 'Allow `w`/`h` beyond the original size, up to `MEDIA_MAX_ENLARGED_PIXELS` pixels (or the original\'s own count, when larger); beyond that 400 naming `w`/`h`.' },
       sig: { type: 'string', description: 'Signature of the transform parameters, from `POST .../media/{media_id}:sign_transform`; required when the website\'s setting `media.transforms.require_signature` is true, ignored otherwise.' },
@@ -179,40 +190,46 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
       'A variant not made yet (cold) costs its client address one token per started 4 MP of output, from a bucket of `MEDIA_COLD_TRANSFORMS_PER_MINUTE` refilled at that rate; an empty bucket answers 429 RESOURCE_EXHAUSTED with `Retry-After` and RETRY_INFO. Stored variants and originals are never limited. ' +
       'Where the website requires signatures, transform parameters without `sig` answer 403 PERMISSION_DENIED (reason `SIGNATURE_REQUIRED`), with a `sig` that does not sign them 403 (reason `SIGNATURE_INVALID`).',
     tags: ['media'],
+    // Public by design (SPEC 4.5): no credentials.
+    security: [],
     querystring: { ...querystring, additionalProperties: true },
-    response: { 200: binary, 304: { description: 'Not modified.', type: 'null' }, ...errorResponses() },
+    headers: { type: 'object', properties: { 'If-None-Match': { type: 'string', maxLength: 4096, description: 'Answer 304 without a body when the media still has this etag.' } } },
+    response: { 200: binary, 304: new Reply('Not modified.', undefined, { ETag: ETAG_HEADER }), ...errorResponses({ notFound: true }) },
   };
   // Query values are validated by the service (it names the parameter and keeps `1`/`true` text).
   const noValidation = () => () => true;
   app.get(`${deps.prefix}/websites/:website_id/media/:media_id`, {
     validatorCompiler: noValidation,
-    schema: {
+    schema: routeSchema(app, {
       ...schema,
       params: {
         type: 'object',
-        properties: { website_id: { type: 'string', description: 'Id of the website.' }, media_id: { type: 'string', description: 'Id of the media.' } },
+        properties: {
+          website_id: { type: 'string', maxLength: 256, description: 'Id of the website.' },
+          media_id: { type: 'string', maxLength: 256, description: 'Id of the media.' },
+        },
         required: ['website_id', 'media_id'],
       },
-    },
+    }),
     handler,
   });
   // The same read with the media's `filename` last (readable URLs); another name answers 404.
   app.get(`${deps.prefix}/websites/:website_id/media/:media_id/:filename`, {
     validatorCompiler: noValidation,
-    schema: {
+    schema: routeSchema(app, {
       ...schema,
       operationId: 'GetPublicMediaByFilename',
       summary: 'Read a media by id and filename (public)',
       params: {
         type: 'object',
         properties: {
-          website_id: { type: 'string', description: 'Id of the website.' },
-          media_id: { type: 'string', description: 'Id of the media.' },
-          filename: { type: 'string', description: 'The media\'s `filename`.' },
+          website_id: { type: 'string', maxLength: 256, description: 'Id of the website.' },
+          media_id: { type: 'string', maxLength: 256, description: 'Id of the media.' },
+          filename: { type: 'string', maxLength: 256, description: 'The media\'s `filename`.' },
         },
         required: ['website_id', 'media_id', 'filename'],
       },
-    },
+    }),
     handler,
   });
 }

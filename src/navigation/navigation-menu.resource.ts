@@ -24,6 +24,7 @@ export function navigationMenuResource(): ResourceDecl {
         maxLength: 128,
         trim: true,
         uniqueInParent: true,
+        example: 'footer',
       },
       visible_view_ids: visibleViewIdsField('menu'),
     },

@@ -51,12 +51,18 @@ function batchUpdateMethod(decl: ResourceDecl, run: ReturnType<typeof createSett
     response: {
       type: 'object',
       title: `BatchUpdate${decl.singular}sResponse`,
-      properties: { settings: { type: 'array', items: resourceSchema(decl) } },
+      properties: { settings: { type: 'array', maxItems: MAX_BATCH_WRITES, items: resourceSchema(decl), description: 'The written settings, in request order.' } },
       required: ['settings'],
     },
     handle: (ctx, call) => run(ctx, call.params, call.body as never),
   };
 }
+
+/** The declaration with its `:batch_update`, whose answer lists the resource as the declaration shows it. */
+const withBatchUpdate = (decl: ResourceDecl, run: ReturnType<typeof createSettingsService>['batchUpdate']): ResourceDecl => ({
+  ...decl,
+  customMethods: [batchUpdateMethod(decl, run)],
+});
 
 /**
  * Settings: the `setting_descriptors` catalogue, website settings by dotted path and per-view
@@ -82,8 +88,8 @@ export const settingsArea: Area = {
           },
         },
       },
-      { ...websiteSettingResource, virtual: settings.source, customMethods: [batchUpdateMethod(websiteSettingResource, settings.batchUpdate)] },
-      { ...viewSettingResource, virtual: settings.source, customMethods: [batchUpdateMethod(viewSettingResource, settings.batchUpdate)] },
+      withBatchUpdate({ ...websiteSettingResource, virtual: settings.source }, settings.batchUpdate),
+      withBatchUpdate({ ...viewSettingResource, virtual: settings.source }, settings.batchUpdate),
     ];
   },
   provisioningSteps: () => [

@@ -1,13 +1,14 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { CaptchaVerifier } from '../platform/captcha/captcha.js';
+import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
 import { applyRateLimit, type RateLimiter } from '../platform/http/rate-limit.js';
 import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
 import type { SignupService, SignUpInput } from './signup.service.js';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'Sign-in address; stored lowercase.' });
-const CaptchaToken = Type.String({ maxLength: 4096, description: 'Proof of the bot check (RUNTIME.md: CAPTCHA_PROVIDER).' });
+const CaptchaToken = Type.String({ minLength: 1, maxLength: 4096, description: 'Proof of the bot check, from the widget of the configured bot-check provider. Missing: 400 naming it; failed: 403 `CAPTCHA_FAILED`.' });
 
 /**
  * The unauthenticated sign-up surface (`/site-api/v1`). Every call is rate limited per client
@@ -30,17 +31,23 @@ export function registerSignupRoutes(
 
   app.post(`${deps.prefix}/users::check_email_availability`, {
     onRequest,
-    schema: {
+    schema: routeSchema(app, {
       operationId: 'CheckEmailAvailability',
       summary: 'Whether an email can still sign up',
       description: 'A question, not a reservation.',
       tags,
       security: [],
-      body: Type.Object({ email: Email, captcha_token: Type.Optional(CaptchaToken) }, { additionalProperties: false, title: 'CheckEmailAvailabilityRequest' }),
-      response: { 200: Type.Object({ available: Type.Boolean() }, { title: 'CheckEmailAvailabilityResponse' }), ...errorResponses() },
-    },
+      body: Type.Object({ email: Email, captcha_token: CaptchaToken }, { additionalProperties: false, $id: 'CheckEmailAvailabilityRequest' }),
+      response: {
+        200: new Reply(
+          'Whether the address is free.',
+          Type.Object({ available: Type.Boolean({ description: 'True when no user has the address yet.' }) }, { $id: 'CheckEmailAvailabilityResponse' }),
+        ),
+        ...errorResponses({ roles: true, limited: true }),
+      },
+    }),
     handler: async (request) => {
-      const body = request.body as { email: string; captcha_token?: string };
+      const body = request.body as { email: string; captcha_token: string };
       await deps.captcha.verify(body.captcha_token, request.ip);
       return deps.signup.checkEmailAvailability(body.email);
     },
@@ -48,7 +55,7 @@ export function registerSignupRoutes(
 
   app.post(`${deps.prefix}/users`, {
     onRequest,
-    schema: {
+    schema: routeSchema(app, {
       operationId: 'SignUp',
       summary: 'Sign up: user, account, project and website in one step',
       description:
@@ -59,33 +66,40 @@ export function registerSignupRoutes(
       body: Type.Object(
         {
           email: Email,
-          password: Type.String({ minLength: 8, maxLength: 256, description: 'At least 8 characters with a letter and a digit.' }),
-          website_name: Type.String({ minLength: 1, maxLength: 255 }),
+          password: Type.String({ minLength: 8, maxLength: 256, writeOnly: true, description: 'At least 8 characters with a letter and a digit.' }),
+          website_name: Type.String({ minLength: 1, maxLength: 255, description: 'Name of the first website (and of the account and project).' }),
           default_language: Type.String({ pattern: LANGUAGE_PATTERN, maxLength: 35, description: 'BCP 47 tag, e.g. `en`.' }),
-          captcha_token: Type.Optional(CaptchaToken),
+          captcha_token: CaptchaToken,
           request_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Idempotency key.' })),
         },
-        { additionalProperties: false, title: 'SignUpRequest' },
+        {
+          additionalProperties: false,
+          $id: 'SignUpRequest',
+          example: { email: 'ada@example.com', password: 'correct-horse-9', website_name: "Ada's Bakery", default_language: 'en', captcha_token: 'dev-captcha', request_id: 'b6f1c2d4-signup-1' },
+        },
       ),
       response: {
-        201: Type.Object(
-          {
-            name: Type.String(),
-            id: Type.String(),
-            email: Type.String(),
-            create_time: Type.String({ format: 'date-time' }),
-            update_time: Type.String({ format: 'date-time' }),
-            account_id: Type.String(),
-            signup_token: Type.String({ description: 'One-time; trade at `users:exchange_handoff`.' }),
-            operation: Type.String({ description: 'Name of the provisioning Operation.' }),
-          },
-          { title: 'SignUpResponse' },
+        201: new Reply(
+          'The user, the account it administers, and how to continue.',
+          Type.Object(
+            {
+              name: Type.String({ maxLength: 256, description: 'e.g. `users/{user}`.' }),
+              id: Type.String({ maxLength: 64, description: 'Id of the user.' }),
+              email: Type.String({ maxLength: 254, description: 'Sign-in address, lowercase.' }),
+              create_time: Type.String({ format: 'date-time', maxLength: 40, description: 'When the user was created.' }),
+              update_time: Type.String({ format: 'date-time', maxLength: 40, description: 'When the user last changed.' }),
+              account_id: Type.String({ maxLength: 64, description: 'The new account.' }),
+              signup_token: Type.String({ maxLength: 256, description: 'One-time; trade at `users:exchange_handoff`, and poll `operations/{signup_token}`.' }),
+              operation: Type.String({ maxLength: 256, description: 'Name of the provisioning Operation (`websites/{website}/operations/{operation}`).' }),
+            },
+            { $id: 'SignUpResponse' },
+          ),
         ),
-        ...errorResponses(),
+        ...errorResponses({ roles: true, conflict: true, limited: true }),
       },
-    },
+    }),
     handler: async (request, reply) => {
-      const body = request.body as SignUpInput & { captcha_token?: string };
+      const body = request.body as SignUpInput & { captcha_token: string };
       await deps.captcha.verify(body.captcha_token, request.ip);
       const created = await deps.signup.signUp(body, request.id, Date.now());
       // The user is a tenant-surface resource: its name resolves there, not on the sign-up surface.
@@ -96,18 +110,18 @@ export function registerSignupRoutes(
 
   app.get(`${deps.prefix}/operations/:signup_token`, {
     onRequest,
-    schema: {
+    schema: routeSchema(app, {
       operationId: 'GetSignupOperation',
       summary: 'Poll the provisioning Operation of a sign-up',
       description: '`metadata.step` names the hop; on success `response.website_url` is where the site answers.',
       tags,
       security: [],
-      params: Type.Object({ signup_token: Type.String({ maxLength: 256 }) }),
-      querystring: Type.Object({ captcha_token: Type.Optional(CaptchaToken) }),
-      response: { 200: operationSchema, ...errorResponses() },
-    },
+      params: Type.Object({ signup_token: Type.String({ maxLength: 256, description: 'The `signup_token` sign-up answered.' }) }),
+      querystring: Type.Object({ captcha_token: CaptchaToken }),
+      response: { 200: new Reply('The provisioning Operation.', operationSchema), ...errorResponses({ roles: true, notFound: true, limited: true }) },
+    }),
     handler: async (request) => {
-      await deps.captcha.verify((request.query as { captcha_token?: string }).captcha_token, request.ip);
+      await deps.captcha.verify((request.query as { captcha_token: string }).captcha_token, request.ip);
       return deps.signup.operationOf((request.params as { signup_token: string }).signup_token, Date.now());
     },
   });

@@ -96,7 +96,7 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
         type: 'object',
         description: `CSS custom property → value (at most ${MAX_VARIABLES}; values at most ${MAX_VALUE_LENGTH} characters without ; { } < > \\ or /*).`,
         default: DEFAULT_VARIABLES,
-        schema: { additionalProperties: { type: 'string' } },
+        schema: { additionalProperties: { type: 'string', maxLength: MAX_VALUE_LENGTH } },
       },
       logo_media_id: { type: 'string', description: 'Media item shown as the site logo.', maxLength: 128, refersTo: { table: 'media', what: 'a media item' } },
       favicon_media_id: { type: 'string', description: 'Media item used as the favicon.', maxLength: 128, refersTo: { table: 'media', what: 'a media item' } },

@@ -66,7 +66,7 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
     itemPath: 'websites/{website_id}/views/{view_id}',
     fields: {
       display_name: { type: 'string', description: 'Label in the admin and the locale switcher.', behavior: ['REQUIRED'], maxLength: 255, trim: true, notBlank: true },
-      locale: { type: 'string', description: 'BCP 47 language tag, e.g. `de` or `pt-BR`.', behavior: ['REQUIRED'], pattern: LANGUAGE_PATTERN, maxLength: 35, trim: true },
+      locale: { type: 'string', description: 'BCP 47 language tag, e.g. `de` or `pt-BR`.', behavior: ['REQUIRED'], pattern: LANGUAGE_PATTERN, maxLength: 35, trim: true, example: 'de' },
       url_prefix: {
         type: 'string',
         description: 'First path segment the view answers under (`de` → `/de/…`); empty for the default view. Unique on the website. Default on create: the locale in lower case.',

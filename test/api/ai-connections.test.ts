@@ -123,6 +123,8 @@ describe('BYOK connections', () => {
       const created = (await t2.request('POST', `${acct(u)}/ai_connections`, { token: u.token, body: { provider: 'openai', api_key: 'sk-whatever-1' } })).json();
       const res = await t2.request('POST', `${acct(u)}/ai_connections/${created.id}:verify`, { token: u.token });
       expectError(res, 503, 'UNAVAILABLE');
+      // Every 503 says when to retry (documented on the UNAVAILABLE answer of every operation).
+      expect(res.headers['retry-after']).toBe('1');
       const after = (await t2.request('GET', `${acct(u)}/ai_connections/${created.id}`, { token: u.token })).json();
       expect(after.etag).toBe(created.etag);
       expect(after.status).toBe('UNVERIFIED');

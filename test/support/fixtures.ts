@@ -93,6 +93,10 @@ interface Shapes {
   ajv: Ajv;
 }
 const shapeCache = new WeakMap<TestApp, Promise<Shapes>>();
+const DOCUMENT_ID = 'tenant-api.json';
+
+/** A schema of the document with its local references pointing into the document. */
+const anchored = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOCUMENT_ID}#/components/`));
 
 /** The served OpenAPI document of the tenant surface (read once per app). */
 function shapesOf(t: TestApp): Promise<Shapes> {
@@ -101,7 +105,11 @@ function shapesOf(t: TestApp): Promise<Shapes> {
     shapes = (async () => {
       const res = await t.request('GET', `${API}/openapi.json`);
       expect(res.statusCode).toBe(200);
-      return { doc: res.json(), validators: new Map(), ajv: addFormats.default(new Ajv({ strict: false, allErrors: true })) };
+      const doc = res.json();
+      const ajv = addFormats.default(new Ajv({ strict: false, allErrors: true }));
+      // Named schemas are referenced as `#/components/schemas/Name`: the components become one schema resource.
+      ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: doc.components?.schemas ?? {} } });
+      return { doc, validators: new Map(), ajv };
     })();
     shapeCache.set(t, shapes);
   }
@@ -120,16 +128,20 @@ export async function expectShape(t: TestApp, operationId: string, status: numbe
     let schema: any;
     for (const item of Object.values<any>(shapes.doc.paths)) {
       for (const op of Object.values<any>(item)) {
-        if (op?.operationId === operationId) schema = op.responses?.[String(status)]?.content?.['application/json']?.schema;
+        if (op?.operationId !== operationId) continue;
+        let response = op.responses?.[String(status)];
+        if (response?.$ref) response = shapes.doc.components.responses[response.$ref.split('/').pop()];
+        schema = response?.content?.['application/json']?.schema;
       }
     }
     expect(schema, `${operationId} documents no ${status} JSON response`).toBeDefined();
-    validate = shapes.ajv.compile(schema);
+    validate = shapes.ajv.compile(anchored(schema));
     shapes.validators.set(key, validate);
   }
   const valid = validate(body);
   expect(valid ? [] : validate.errors, `${operationId} ${status} does not match its documented schema`).toEqual([]);
-  const schema = validate.schema as any;
+  let schema = validate.schema as any;
+  if (typeof schema.$ref === 'string') schema = shapes.doc.components.schemas[schema.$ref.split('/').pop()];
   const documented = Object.keys(schema.properties ?? {});
   expect(Object.keys(body as object).filter((k) => !documented.includes(k)), `${operationId} answered undocumented fields`).toEqual([]);
 }

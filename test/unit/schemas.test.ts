@@ -29,8 +29,14 @@ const decl: ResourceDecl = {
 describe('free-form object fields in responses', () => {
   it('are serialised with every property they hold (not `{}`)', async () => {
     const app = Fastify();
+    // A whole resource as the server answers it: name, id, etag and timestamps are required output
+    // fields of every resource schema (a missing one is a serializer error, not a dropped field).
     app.get('/thing', { schema: { response: { 200: resourceSchema(decl) } } }, async () => ({
+      name: 'things/x',
       id: 'x',
+      etag: '1-abc',
+      create_time: '2026-01-01T00:00:00Z',
+      update_time: '2026-01-01T00:00:00Z',
       metadata: { order: 42, nested: { a: [1, 2] } },
       labels: { de: 'Ding' },
     }));

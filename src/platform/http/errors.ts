@@ -42,6 +42,22 @@ function violationsOf(errors: AjvError[], context: string): FieldViolation[] {
     if (e.keyword === 'required') {
       field = field ? `${field}.${e.params.missingProperty}` : String(e.params.missingProperty);
       description = 'is required';
+    } else if ((e as { propertyName?: string }).propertyName !== undefined) {
+      // The inner error of a `propertyNames` violation (ajv reports it first, then the summary).
+      const name = (e as { propertyName?: string }).propertyName;
+      if (e.keyword === 'enum') {
+        // Request bodies name the fields they accept with `propertyNames: {enum}` (resource/schemas.ts inputSchema).
+        field = field ? `${field}.${name}` : String(name);
+        description = 'is not a known field';
+      } else {
+        // A map's key rule (labels' locales, attribute keys): the map is the field, the key is what is wrong.
+        description = `has an invalid key ${JSON.stringify(name)}: ${description}`;
+      }
+    } else if (e.keyword === 'propertyNames') {
+      const explained = errors.some((inner) => (inner as { propertyName?: string }).propertyName === e.params.propertyName && inner.instancePath === e.instancePath);
+      if (explained) continue; // reported through its inner error above
+      field = field ? `${field}.${e.params.propertyName}` : String(e.params.propertyName);
+      description = 'is not a known field';
     } else if (e.keyword === 'additionalProperties') {
       field = field ? `${field}.${e.params.additionalProperty}` : String(e.params.additionalProperty);
       description = 'is not a known field';
@@ -94,6 +110,8 @@ export function toApiError(err: FastifyError & { validation?: AjvError[]; valida
 /** Sends an ApiError in the canonical body, with the headers its status calls for. */
 function sendError(apiError: ApiError, request: FastifyRequest, reply: FastifyReply) {
   if (apiError instanceof ResourceExhausted) reply.header('retry-after', String(apiError.retryAfterSeconds));
+  // UNAVAILABLE is transient (busy, a dependency unreachable): clients may retry, after a second (documented on every 503).
+  else if (apiError.status === 'UNAVAILABLE') reply.header('retry-after', '1');
   // RFC 9110 §11.6.1: every 401 names the scheme; a token that was sent and refused is an invalid_token (RFC 6750 §3.1).
   if (apiError instanceof Unauthenticated || apiError.status === 'UNAUTHENTICATED') {
     reply.header('www-authenticate', /^Bearer\s/i.test(request.headers.authorization ?? '') ? 'Bearer error="invalid_token"' : 'Bearer');

@@ -63,6 +63,11 @@ export interface FieldDecl {
    * side table. `scope` holds the List's path ids (`website_id`, ...).
    */
   filterHas?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
+  /**
+   * A realistic value for the OpenAPI example of the resource (default: the field's `default`, else
+   * a value made up from its type; fields with a `pattern` and objects need one to appear).
+   */
+  example?: unknown;
   /** Extra JSON Schema for the field's OpenAPI description (objects). */
   schema?: Record<string, unknown>;
   /** For a filterable string: `field:"x"` matches values starting with x instead of containing it (dotted paths). */

@@ -3,7 +3,9 @@ import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
 import type { RouteContextFactory } from '../http/route-context.js';
-import { errorResponses, pascal } from '../http/openapi-shapes.js';
+import { Reply, routeSchema } from '../http/components.js';
+import { errorResponses, ETAG_HEADER, LOCATION_HEADER, OPERATION_SCHEMA, pascal } from '../http/openapi-shapes.js';
+import { MAX_PAGE_SIZE, MAX_SKIP_WINDOW } from '../query/list-params.js';
 import type { CustomMethodDecl, ResourceDecl } from './declaration.js';
 import { bareEtag, etagMatches, type ResourceService } from './engine.js';
 import { routePath, templateParams } from './paths.js';
@@ -21,7 +23,7 @@ function paramsSchema(template: string): JsonSchema {
   const names = templateParams(template);
   return {
     type: 'object',
-    properties: Object.fromEntries(names.map((n) => [n, { type: 'string', description: `Id of the ${n.replace(/_id$/, '')}.` }])),
+    properties: Object.fromEntries(names.map((n) => [n, { type: 'string', maxLength: 256, description: `Id of the ${n.replace(/_id$/, '')}.` }])),
     required: names,
   };
 }
@@ -40,12 +42,27 @@ function deleteBodyEtag(body: unknown): unknown {
   return etag;
 }
 
+// Integers are written in decimal digits only (validation.ts refuses `1e2`, `0x10`); the upper
+// bounds are the largest exact JSON integer because larger page sizes are clamped, not refused, and a
+// skip window beyond MAX_SKIP_WINDOW is OUT_OF_RANGE rather than INVALID_ARGUMENT (SPEC 4.2, 7).
 const listQuery: JsonSchema = {
   type: 'object',
   properties: {
-    page_size: { type: 'string', maxLength: 32, description: '1 to 100, default 50; larger is clamped.' },
+    page_size: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: `Items per page, 1 to ${MAX_PAGE_SIZE}; 0 or absent means 50; larger is clamped to ${MAX_PAGE_SIZE}.`,
+    },
     page_token: { type: 'string', maxLength: 4096, description: 'From a previous `next_page_token`.' },
-    skip: { type: 'string', maxLength: 32, description: 'Rows to skip; `skip + page_size` at most 10000.' },
+    skip: {
+      type: 'integer',
+      format: 'int64',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: `Rows to skip; \`skip + page_size\` beyond ${MAX_SKIP_WINDOW} is OUT_OF_RANGE.`,
+    },
     order_by: { type: 'string', maxLength: 512, description: 'Comma-separated `field [asc|desc]`, at most 3 keys.' },
     filter: { type: 'string', maxLength: 2000, description: 'AIP-160 filter over the filterable fields.' },
   },
@@ -65,6 +82,13 @@ export function preconditionOf(headers: FastifyRequest['headers'], sentEtag: unk
   if (header !== undefined && !etagMatches(header, bareEtag(sentEtag))) throw InvalidArgument.field('etag', 'disagrees with the If-Match header');
   return sentEtag;
 }
+const header = (name: string, description: string): JsonSchema => ({
+  type: 'object',
+  properties: { [name]: { type: 'string', maxLength: 4096, description } },
+});
+const ifMatch = header('If-Match', 'Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED.');
+const ifNoneMatch = header('If-None-Match', 'Answer 304 without a body when the resource still has this etag.');
+const etagOnly = { ETag: ETAG_HEADER };
 
 /** Sends a resource with its ETag header. */
 export function sendResource(reply: FastifyReply, resource: Record<string, unknown>, status = 200) {
@@ -85,6 +109,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   const plural = decl.pluralNoun ?? pascal(decl.collection);
   const tags = [decl.collection];
   const resource = resourceSchema(decl);
+  const errors = (conflict: boolean) => errorResponses({ authenticated: true, roles: !decl.catalogue, notFound: true, conflict });
   const itemParams = paramsSchema(decl.itemPath);
   const collectionParams = templateParams(decl.collectionPath).length ? paramsSchema(decl.collectionPath) : undefined;
   const rightNote = (r: { section: string; access: string }) =>
@@ -93,15 +118,15 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
 
   if (methods.has('list')) {
     app.get(routePath(deps.prefix, decl.collectionPath), {
-      schema: {
+      schema: routeSchema(app, {
         operationId: `List${plural}`,
         summary: `List ${decl.collection}`,
         description: `${decl.description}\n\nSortable: ${decl.sortable.join(', ')}. Filterable: ${decl.filterable.join(', ')}. Default order: \`${decl.defaultOrder}\`. ${rightNote(decl.rights.read)}`,
         tags,
         ...(collectionParams && { params: collectionParams }),
         querystring: listQuery,
-        response: { 200: listSchema(decl), ...errorResponses() },
-      },
+        response: { 200: new Reply(`A page of ${decl.collection}.`, listSchema(decl, plural)), ...errors(false) },
+      }),
       config: { right: decl.rights.read },
       handler: async (request) => {
         const ctx = await context(request, decl.collectionPath, decl.rights.read);
@@ -121,11 +146,15 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         ...(options.validateOnly && { validate_only: boolQuery('Run every check, write nothing, answer the would-be resource.') }),
       },
     };
+    const createdReply = new Reply(`The created ${decl.singular}${options.requestId ? ' (a repeated `request_id`: the first one, as it is now)' : ''}.`, resource, {
+      ...etagOnly,
+      Location: LOCATION_HEADER,
+    });
     const bodyExtra: Record<string, JsonSchema> = options.requestId
       ? { request_id: { type: 'string', minLength: 1, maxLength: 64, description: 'Idempotency key (also accepted as a query parameter).' } }
       : {};
     app.post(routePath(deps.prefix, decl.collectionPath), {
-      schema: {
+      schema: routeSchema(app, {
         operationId: `Create${decl.singular}`,
         summary: `Create a ${decl.singular}`,
         description: `${decl.description}\n\n${rightNote(decl.rights.write)}`,
@@ -133,8 +162,12 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         ...(collectionParams && { params: collectionParams }),
         querystring: createQuery,
         body: inputSchema(decl, 'create', bodyExtra),
-        response: { 200: resource, 201: resource, ...errorResponses() },
-      },
+        response: {
+          ...(options.validateOnly && { 200: new Reply('`validate_only`: the would-be resource; nothing was written.', resource, etagOnly) }),
+          201: createdReply,
+          ...errors(true),
+        },
+      }),
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
         const ctx = await context(request, decl.collectionPath, decl.rights.write);
@@ -154,14 +187,19 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
 
   if (methods.has('get')) {
     app.get(routePath(deps.prefix, decl.itemPath), {
-      schema: {
+      schema: routeSchema(app, {
         operationId: `Get${decl.singular}`,
         summary: `Get a ${decl.singular}`,
         description: `Answers 304 without a body when \`If-None-Match\` matches the etag. ${rightNote(decl.rights.read)}`,
         tags,
         params: itemParams,
-        response: { 200: resource, 304: { description: 'Not modified.', type: 'null' }, ...errorResponses() },
-      },
+        headers: ifNoneMatch,
+        response: {
+          200: new Reply(`The ${decl.singular}.`, resource, etagOnly),
+          304: new Reply('Not modified: `If-None-Match` matches the etag.', undefined, etagOnly),
+          ...errors(false),
+        },
+      }),
       config: { right: decl.rights.read },
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.read);
@@ -178,7 +216,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   if (methods.has('update')) {
     const options = decl.options ?? {};
     app.patch(routePath(deps.prefix, decl.itemPath), {
-      schema: {
+      schema: routeSchema(app, {
         operationId: `Update${decl.singular}`,
         summary: `Update a ${decl.singular}`,
         description:
@@ -194,9 +232,14 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
             ...(options.allowMissing && { allow_missing: boolQuery('Create the resource when it does not exist.') }),
           },
         },
+        headers: ifMatch,
         body: inputSchema(decl, 'update'),
-        response: { 200: resource, 201: resource, ...errorResponses() },
-      },
+        response: {
+          200: new Reply(`The updated ${decl.singular}${options.validateOnly ? ' (with `validate_only`: as it would be)' : ''}.`, resource, etagOnly),
+          ...(options.allowMissing && { 201: new Reply(`\`allow_missing\`: the ${decl.singular} did not exist and was created.`, resource, etagOnly) }),
+          ...errors(true),
+        },
+      }),
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.write);
@@ -214,16 +257,17 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
     });
   }
 
-  for (const method of decl.customMethods ?? []) registerCustomMethod(app, service, method, deps, { itemParams, collectionParams, resource, tags, rightNote });
+  for (const method of decl.customMethods ?? []) registerCustomMethod(app, service, method, deps, { itemParams, collectionParams, resource, tags, rightNote, errors });
 
   if (methods.has('delete')) {
     app.delete(routePath(deps.prefix, decl.itemPath), {
-      schema: {
+      schema: routeSchema(app, {
         operationId: `Delete${decl.singular}`,
         summary: `Delete a ${decl.singular}`,
         description: `Hard delete; 204 without a body. \`If-Match\` (or \`?etag=\`, AIP-135) with a stale etag answers 409 ABORTED. ${rightNote(decl.rights.write)}`,
         tags,
         params: itemParams,
+        headers: ifMatch,
         querystring: {
           type: 'object',
           properties: {
@@ -231,8 +275,8 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
             ...(decl.options?.force && { force: boolQuery('Also delete everything the resource contains.') }),
           },
         },
-        response: { 204: { description: 'Deleted.', type: 'null' }, ...errorResponses() },
-      },
+        response: { 204: new Reply('Deleted.'), ...errors(true) },
+      }),
       config: { right: decl.rights.write },
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.write);
@@ -262,6 +306,7 @@ function registerCustomMethod(
     resource: JsonSchema;
     tags: string[];
     rightNote: (r: { section: string; access: string }) => string;
+    errors: (conflict: boolean) => Record<string, Reply>;
   },
 ): void {
   const decl = service.decl;
@@ -273,22 +318,31 @@ function registerCustomMethod(
   const noun = method.on === 'item' ? decl.singular : (decl.pluralNoun ?? pascal(decl.collection));
   // Item methods that write take the etag they are conditional on in the body too (AIP-154), besides If-Match.
   const takesEtag = method.on === 'item' && method.access === 'write';
+  const operationId = `${pascal(method.verb)}${noun}`;
   const body = method.body && {
+    $id: `${operationId}Request`,
     additionalProperties: false,
     ...method.body,
     type: 'object',
     ...(takesEtag && { properties: { ...(method.body.properties as object), etag: ETAG_FIELD } }),
   };
+  // Named like the operation (`MoveMediaFolderRequest`); a response with a title is a component of that name.
+  const response = method.response && typeof method.response.title === 'string' && !method.response.$id ? { $id: method.response.title, ...method.response } : method.response;
+  const answer =
+    response === undefined
+      ? new Reply(`The ${decl.singular}.`, shared.resource, { ETag: ETAG_HEADER })
+      : new Reply(String(response.description ?? (response.$id === OPERATION_SCHEMA.$id ? 'The Operation to poll.' : 'The answer.')), response);
   app.post(routePath(deps.prefix, template, method.verb), {
-    schema: {
-      operationId: `${pascal(method.verb)}${noun}`,
+    schema: routeSchema(app, {
+      operationId,
       summary: method.summary,
       description: `${method.description}${takesEtag ? '\n\n`If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.' : ''}\n\n${shared.rightNote(right)}`,
       tags: shared.tags,
       ...(params && { params }),
+      ...(takesEtag && { headers: ifMatch }),
       ...(body && { body }),
-      response: { 200: method.response ?? shared.resource, ...errorResponses() },
-    },
+      response: { 200: answer, ...shared.errors(method.access === 'write') },
+    }),
     config: { right },
     handler: async (request, reply) => {
       const ctx = await deps.context(request, template, right);
