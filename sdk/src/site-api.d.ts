@@ -31,7 +31,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up: user, account, project and website in one step
-         * @description Answers 201 with the user plus `account_id`, a one-time `signup_token` (for `users:exchange_handoff` and polling) and `operation` (the provisioning Operation). Idempotent on `request_id`.
+         * @description Answers 201 with the user plus `account_id`, a one-time `signup_token` (for `users:exchange_handoff` and polling) and `operation` (the provisioning Operation). `Location` is the created user on the tenant surface (`{tenant base}/users/{id}`, its `name`). Idempotent on `request_id`.
          */
         post: operations["SignUp"];
         delete?: never;

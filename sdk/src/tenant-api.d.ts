@@ -44,14 +44,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Account
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
          */
         delete: operations["DeleteAccount"];
         options?: never;
         head?: never;
         /**
          * Update a Account
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
          */
         patch: operations["UpdateAccount"];
         trace?: never;
@@ -100,14 +100,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a AiAgent
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         delete: operations["DeleteAiAgent"];
         options?: never;
         head?: never;
         /**
          * Update a AiAgent
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         patch: operations["UpdateAiAgent"];
         trace?: never;
@@ -173,7 +173,7 @@ export interface paths {
         head?: never;
         /**
          * Update a AiBilling
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         patch: operations["UpdateAiBilling"];
         trace?: never;
@@ -222,14 +222,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a AiConnection
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         delete: operations["DeleteAiConnection"];
         options?: never;
         head?: never;
         /**
          * Update a AiConnection
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         patch: operations["UpdateAiConnection"];
         trace?: never;
@@ -246,6 +246,8 @@ export interface paths {
         /**
          * Verify the key of a connection with its provider
          * @description Asks the provider whether the stored key is accepted (lists models: costs no tokens) and sets `status` to `VALID` or `INVALID` and `last_verify_time`. Answers the connection (200) even when `INVALID`. FAILED_PRECONDITION on `MANAGED`; 503 UNAVAILABLE, with nothing changed, when the provider cannot be reached. Safe to repeat.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
          *     Requires WRITE on section `ai`.
          */
@@ -317,6 +319,8 @@ export interface paths {
          * Request cancellation of a run
          * @description Asks the worker to stop the run: it ends `CANCELLED` at its next checkpoint (before an attempt starts, or while it waits to retry). Past the last checkpoint (an answer being recorded) the run finishes anyway. Answers the run as the request left it; FAILED_PRECONDITION `EXECUTION_FINISHED` when it is already final.
          *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
          *     Requires WRITE on section `ai`.
          */
         post: operations["CancelAiExecution"];
@@ -370,14 +374,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a AiInstruction
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         delete: operations["DeleteAiInstruction"];
         options?: never;
         head?: never;
         /**
          * Update a AiInstruction
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `ai`.
          */
         patch: operations["UpdateAiInstruction"];
         trace?: never;
@@ -642,14 +646,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Project
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
          */
         delete: operations["DeleteProject"];
         options?: never;
         head?: never;
         /**
          * Update a Project
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
          */
         patch: operations["UpdateProject"];
         trace?: never;
@@ -820,14 +824,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Website
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
          */
         delete: operations["DeleteWebsite"];
         options?: never;
         head?: never;
         /**
          * Update a Website
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
          */
         patch: operations["UpdateWebsite"];
         trace?: never;
@@ -876,14 +880,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CmsBlock
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         delete: operations["DeleteCmsBlock"];
         options?: never;
         head?: never;
         /**
          * Update a CmsBlock
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         patch: operations["UpdateCmsBlock"];
         trace?: never;
@@ -926,14 +930,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CmsBlockView
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         delete: operations["DeleteCmsBlockView"];
         options?: never;
         head?: never;
         /**
          * Update a CmsBlockView
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         patch: operations["UpdateCmsBlockView"];
         trace?: never;
@@ -1004,14 +1008,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CmsPage
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         delete: operations["DeleteCmsPage"];
         options?: never;
         head?: never;
         /**
          * Update a CmsPage
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         patch: operations["UpdateCmsPage"];
         trace?: never;
@@ -1060,14 +1064,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CmsPageGroup
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         delete: operations["DeleteCmsPageGroup"];
         options?: never;
         head?: never;
         /**
          * Update a CmsPageGroup
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         patch: operations["UpdateCmsPageGroup"];
         trace?: never;
@@ -1110,14 +1114,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CmsPageView
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         delete: operations["DeleteCmsPageView"];
         options?: never;
         head?: never;
         /**
          * Update a CmsPageView
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.content`.
          */
         patch: operations["UpdateCmsPageView"];
         trace?: never;
@@ -1177,6 +1181,8 @@ export interface paths {
          * Check the custom domain’s DNS record
          * @description Looks up the CNAME of the custom domain over DNS (servers from `DNS_RESOLVER`, else the system’s) and moves `status`: CONNECTED when it points at `platform_hostname`, MISCONFIGURED when it points elsewhere, PENDING_DNS when there is none. Another website that was CONNECTED to the same domain goes back to PENDING_DNS. FAILED_PRECONDITION (reason `NO_CUSTOM_DOMAIN`) without a custom domain; UNAVAILABLE when DNS cannot be asked, and nothing changes. Safe to repeat; `If-Match` honoured.
          *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
          *     Requires WRITE on section `website`.
          */
         post: operations["VerifyCustomDomain"];
@@ -1230,14 +1236,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CustomerAttributeGroup
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         delete: operations["DeleteCustomerAttributeGroup"];
         options?: never;
         head?: never;
         /**
          * Update a CustomerAttributeGroup
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         patch: operations["UpdateCustomerAttributeGroup"];
         trace?: never;
@@ -1254,6 +1260,8 @@ export interface paths {
         /**
          * Move a section
          * @description Puts the section right after `after_id` (null or `{}`: first); the others are renumbered. `after_id` that is not a sibling is INVALID_ARGUMENT.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
          *     Requires WRITE on section `website.customers`.
          */
@@ -1308,14 +1316,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CustomerAttribute
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         delete: operations["DeleteCustomerAttribute"];
         options?: never;
         head?: never;
         /**
          * Update a CustomerAttribute
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         patch: operations["UpdateCustomerAttribute"];
         trace?: never;
@@ -1332,6 +1340,8 @@ export interface paths {
         /**
          * Move a attribute
          * @description Puts the attribute right after `after_id` (null or `{}`: first); the others are renumbered. `after_id` that is not a sibling is INVALID_ARGUMENT.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
          *     Requires WRITE on section `website.customers`.
          */
@@ -1386,14 +1396,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a CustomerGroup
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         delete: operations["DeleteCustomerGroup"];
         options?: never;
         head?: never;
         /**
          * Update a CustomerGroup
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         patch: operations["UpdateCustomerGroup"];
         trace?: never;
@@ -1442,14 +1452,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Customer
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         delete: operations["DeleteCustomer"];
         options?: never;
         head?: never;
         /**
          * Update a Customer
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         patch: operations["UpdateCustomer"];
         trace?: never;
@@ -1492,14 +1502,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a EmailTemplate
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         delete: operations["DeleteEmailTemplate"];
         options?: never;
         head?: never;
         /**
          * Update a EmailTemplate
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         patch: operations["UpdateEmailTemplate"];
         trace?: never;
@@ -1543,7 +1553,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a Media
-         * @description `multipart/form-data`: the file in the part `file` (exactly one), optional plain parts `alt_text`, `title`, `folder_id` (a folder of this website; empty or absent: the root). The type is detected from the bytes; images get `width`/`height` after EXIF orientation. Larger than 26214400 bytes answers 413; an image with more pixels than the configured limit answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.
+         * @description `multipart/form-data`: the file in the part `file` (exactly one), optional plain parts `alt_text`, `title`, `folder_id` (a folder of this website; empty or absent: the root). The type is detected from the bytes; images get `width`/`height` after EXIF orientation. Larger than 26214400 bytes (`MEDIA_MAX_UPLOAD_BYTES`) answers 400 INVALID_ARGUMENT on `file`; an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.
          */
         post: operations["CreateMedia"];
         delete?: never;
@@ -1568,16 +1578,38 @@ export interface paths {
         post?: never;
         /**
          * Delete a Media
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         delete: operations["DeleteMedia"];
         options?: never;
         head?: never;
         /**
          * Update a Media
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         patch: operations["UpdateMedia"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/media/{media_id}:sign_transform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign the public URL of one variant of a Media
+         * @description Answers `{url}`: the public read of this media with the given transform parameters in canonical order and their `sig` (HMAC over the website id, media id and parameters under the platform key `MEDIA_SIGNING_SECRET`). A website whose setting `media.transforms.require_signature` is true serves variants only for such URLs; the original needs none. The parameters are checked as the public read checks them (INVALID_ARGUMENT naming the field): ranges, `crop` needs `w` and `h`, images only, enlargements within `MEDIA_MAX_ENLARGED_PIXELS`. A signature does not expire; it stops working when the key changes.
+         *
+         *     Requires READ on section `website`.
+         */
+        post: operations["SignTransformMedia"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tenant-api/v1/websites/{website_id}/media_folders": {
@@ -1624,14 +1656,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a MediaFolder
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         delete: operations["DeleteMediaFolder"];
         options?: never;
         head?: never;
         /**
          * Update a MediaFolder
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         patch: operations["UpdateMediaFolder"];
         trace?: never;
@@ -1648,6 +1680,8 @@ export interface paths {
         /**
          * Move a MediaFolder
          * @description Moves the folder (with its whole subtree) under `parent_id` (absent or null: the root), right after the sibling `after_id` (absent or null: first among the new siblings). `path` and `level` of the node and its whole subtree are rewritten in one statement, in one transaction; later siblings shift (their etags change). A parent outside the tree, the node itself or one of its descendants is INVALID_ARGUMENT on `parent_id`; an `after_id` that is not a sibling under the new parent is INVALID_ARGUMENT on `after_id`. `If-Match` is honoured.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
          *     Requires WRITE on section `website`.
          */
@@ -1702,14 +1736,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a NavigationMenu
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
          */
         delete: operations["DeleteNavigationMenu"];
         options?: never;
         head?: never;
         /**
          * Update a NavigationMenu
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
          */
         patch: operations["UpdateNavigationMenu"];
         trace?: never;
@@ -1758,14 +1792,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a NavigationItem
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
          */
         delete: operations["DeleteNavigationItem"];
         options?: never;
         head?: never;
         /**
          * Update a NavigationItem
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.navigation`.
          */
         patch: operations["UpdateNavigationItem"];
         trace?: never;
@@ -1782,6 +1816,8 @@ export interface paths {
         /**
          * Move a navigation item (and its sub-items)
          * @description Puts the item under `parent_id` (absent or null: top level) right after its sibling `after_id` (absent or null: first). `path` and `level` of the node and its whole subtree are rewritten in one statement, in one transaction; later siblings shift (their etags change). A parent outside the tree, the node itself or one of its descendants is INVALID_ARGUMENT on `parent_id`; an `after_id` that is not a sibling under the new parent is INVALID_ARGUMENT on `after_id`. `If-Match` is honoured.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
          *     Requires WRITE on section `website.navigation`.
          */
@@ -1873,7 +1909,7 @@ export interface paths {
         head?: never;
         /**
          * Update a Setting
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         patch: operations["UpdateSetting"];
         trace?: never;
@@ -1919,7 +1955,7 @@ export interface paths {
         head?: never;
         /**
          * Update a Theme
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         patch: operations["UpdateTheme"];
         trace?: never;
@@ -1968,14 +2004,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a View
-         * @description Hard delete; 204 without a body. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.views`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.views`.
          */
         delete: operations["DeleteView"];
         options?: never;
         head?: never;
         /**
          * Update a View
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website.views`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.views`.
          */
         patch: operations["UpdateView"];
         trace?: never;
@@ -2021,7 +2057,7 @@ export interface paths {
         head?: never;
         /**
          * Update a ViewSetting
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
          */
         patch: operations["UpdateViewSetting"];
         trace?: never;
@@ -2060,6 +2096,8 @@ export interface paths {
         /**
          * Make a view the website default
          * @description The view becomes the default (empty URL prefix is not implied: prefixes stay as they are); the previous default stops being it.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
          *     Requires WRITE on section `website.views`.
          */
@@ -2124,6 +2162,8 @@ export interface components {
         AccountUpdate: {
             /** @description Name of the account. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
         };
         /**
          * @description Reusable settings of an AI run. Every update raises `version` by one (even one that changes nothing) and keeps the settings as an immutable version under `versions`. Refused on create and update: a model that is not `AVAILABLE` or cannot run what the agent asks (`effort` without capability `EFFORT`, `JSON` without `STRUCTURED_OUTPUT`, `IMAGE` without `IMAGE_GENERATION`, `max_tokens` above the model's `max_output_tokens`), each as INVALID_ARGUMENT naming the field.
@@ -2358,6 +2398,8 @@ export interface components {
              * @enum {string|null}
              */
             effort?: "LOW" | "MEDIUM" | "HIGH" | "XHIGH" | "MAX" | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /**
              * Format: int32
              * @description Pixels, 64 to 4096, default 1024 on IMAGE agents; refused on TEXT/JSON agents.
@@ -2489,6 +2531,8 @@ export interface components {
         };
         /** @description Fields of AiBilling to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         AiBillingUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             monthly_limit?: components["schemas"]["Money"] | null;
             run_limit?: components["schemas"]["Money"] | null;
         };
@@ -2600,6 +2644,8 @@ export interface components {
             api_key?: string | null;
             /** @description Free text label. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Switch off to stop use. */
             is_enabled?: boolean | null;
             /**
@@ -2880,6 +2926,8 @@ export interface components {
             description?: string | null;
             /** @description Label. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Create only: why version 1 exists. */
             notes?: string | null;
             /** @description Names a version may use as `{{name}}` (a letter or `_`, then letters, digits, `_`; at most 64 characters). A change is refused while the active version uses a name it drops. */
@@ -3390,6 +3438,8 @@ export interface components {
         CmsBlockUpdate: {
             /** @description Rich text (HTML), sanitised on write with the same allow-list as page content (no script, event handlers, `javascript:` URLs, forms or foreign iframes). At most 500000 characters. */
             content?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Stable handle sites use to place the block (`footer_links`): lowercase letters, digits, `_`, `-`, `.`; unique per website (ALREADY_EXISTS otherwise). Changing it breaks placements that use the old one. */
             identifier?: string | null;
             /** @description Whether the site shows the block. Default true. */
@@ -3440,6 +3490,8 @@ export interface components {
         CmsBlockViewUpdate: {
             /** @description Rich text (HTML), sanitised on write with the same allow-list as page content (no script, event handlers, `javascript:` URLs, forms or foreign iframes). At most 500000 characters. Shown in this view only while `content` is in `overridden`. */
             content?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Names of the fields this view overrides (`title`, `content`); every other field shows the block's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
             overridden?: string[] | null;
             /** @description Title (admin label; themes may show it as a heading). Shown in this view only while `title` is in `overridden`. */
@@ -3661,6 +3713,8 @@ export interface components {
             content_heading?: string | null;
             /** @description Customer groups (`customer_groups` of the same website, else INVALID_ARGUMENT) whose members read this version; at least one. A group deleted later no longer matches. */
             customer_group_ids?: string[] | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description An inactive version never wins. Default true. */
             is_active?: boolean | null;
             /** @description SEO meta description. Absent: the page's value (as the view shows it). */
@@ -3685,6 +3739,8 @@ export interface components {
             content?: string | null;
             /** @description Heading shown above the content. */
             content_heading?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Whether the rendered site serves the page. Default true. */
             is_active?: boolean | null;
             /** @description SEO meta description. */
@@ -3760,6 +3816,8 @@ export interface components {
             content?: string | null;
             /** @description Heading shown above the content. Shown in this view only while `content_heading` is in `overridden`. */
             content_heading?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description SEO meta description. Shown in this view only while `meta_description` is in `overridden`. */
             meta_description?: string | null;
             /** @description SEO meta keywords, comma-separated. Shown in this view only while `meta_keywords` is in `overridden`. */
@@ -4104,6 +4162,8 @@ export interface components {
         CustomerAttributeGroupUpdate: {
             /** @description Heading of the section. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Locale (e.g. `de`, `pt-BR`) to heading, each at most 255 characters; replaced whole when sent. */
             labels?: {
                 [key: string]: string;
@@ -4115,6 +4175,8 @@ export interface components {
             description?: string | null;
             /** @description Label of the field. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Section (`customer_attribute_groups` id of the same website); absent means the default section. */
             group_id?: string | null;
             /** @description Off: removed from forms, new values refused, existing values stay readable. */
@@ -4281,6 +4343,8 @@ export interface components {
             description?: string | null;
             /** @description Unique on the website. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /**
              * Format: int32
              * @description Higher wins when a customer is in several groups with their own page version.
@@ -4304,6 +4368,8 @@ export interface components {
             display_name?: string | null;
             /** @description Sign-in address; unique on the website; stored lowercase without surrounding spaces; fixed after create. */
             email?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Whether the customer may sign in; off keeps the account but stops sessions from being renewed. */
             is_active?: boolean | null;
             /** @description Ids of MANUAL groups of the same website; a deleted group drops out on its own. */
@@ -4380,6 +4446,8 @@ export interface components {
         EmailTemplateUpdate: {
             /** @description HTML body; placeholders allowed (values are HTML-escaped when sent). */
             body?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Subject line; placeholders allowed. */
             subject?: string | null;
             /** @description Plain-text alternative; absent means the mail is HTML only. */
@@ -4863,7 +4931,7 @@ export interface components {
              * @description When last changed (RFC 3339, UTC).
              */
             readonly update_time: string;
-            /** @description Public address of the file (no authentication); add `w`, `h`, `crop`, `q`, `fmt` to transform images. */
+            /** @description Public address of the file (no authentication); add `w`, `h`, `crop`, `q`, `fmt` to transform images (where the website requires signatures, take the URL from `:sign_transform`). */
             readonly url?: string;
             /**
              * Format: int64
@@ -4937,6 +5005,8 @@ export interface components {
         MediaFolderUpdate: {
             /** @description Name of the folder. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description The folder holding this one; absent at the root. Settable on create; afterwards changed only by `:move`. */
             parent_id?: string | null;
         };
@@ -4944,6 +5014,8 @@ export interface components {
         MediaUpdate: {
             /** @description Alternative text for the image. */
             alt_text?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description The `media_folders` entry holding it (a folder of the same website); absent at the library root (`filter=folder_id = null`). */
             folder_id?: string | null;
             /** @description Title of the media. */
@@ -4988,20 +5060,28 @@ export interface components {
         MoveCustomerAttributeGroupRequest: {
             /** @description Id of the section to come after; null or absent: first. */
             after_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
         };
         MoveCustomerAttributeRequest: {
             /** @description Id of the attribute to come after; null or absent: first. */
             after_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
         };
         MoveMediaFolderRequest: {
             /** @description Sibling to follow; absent or null to come first. */
             after_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
             /** @description New parent; absent or null for the root. */
             parent_id?: string | null;
         };
         MoveNavigationItemRequest: {
             /** @description Sibling to follow; absent or null to come first. */
             after_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
             /** @description New parent; absent or null for the root. */
             parent_id?: string | null;
         };
@@ -5099,6 +5179,8 @@ export interface components {
         NavigationItemUpdate: {
             /** @description Page of the same website the entry links to (else INVALID_ARGUMENT); exactly one of `cms_page_id` and `url`. Deleting the page with `force` deletes the entry. */
             cms_page_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Whether the menu shows the entry (and its sub-items). Default true. */
             is_active?: boolean | null;
             /** @description Text of the entry. */
@@ -5169,6 +5251,8 @@ export interface components {
         NavigationMenuUpdate: {
             /** @description Name in the admin. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Stable handle themes use to place the menu (`main`, `footer`); unique per website (ALREADY_EXISTS otherwise). */
             identifier?: string | null;
             /** @description Views the menu is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the menu off instead (it must not turn visible everywhere). */
@@ -5298,6 +5382,8 @@ export interface components {
             description?: string | null;
             /** @description Name of the project. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
         };
         RenderEmailTemplateRequest: {
             /** @description Unsaved HTML body to preview. */
@@ -5573,8 +5659,41 @@ export interface components {
         };
         /** @description Fields of Setting to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         SettingUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description The value in force on the website, typed as the descriptor says. Send `null` with `update_mask=value` (or null in `:batch_update`) to return to the inherited value; a value the descriptor refuses is INVALID_ARGUMENT on `value`. */
             value?: unknown;
+        };
+        /** SignMediaTransformResponse */
+        SignMediaTransformResponse: {
+            /** @description Absolute public URL of the variant, `sig` last. */
+            url: string;
+        };
+        SignTransformMediaRequest: {
+            /** @description Exactly `w`×`h`, overflow cropped from the centre; needs both. */
+            crop?: boolean;
+            /** @description Allow `w`/`h` beyond the original size. */
+            enlarge?: boolean;
+            /**
+             * @description Output format; default the stored one. `auto`: AVIF or WebP when the client's `Accept` names them.
+             * @enum {string}
+             */
+            fmt?: "jpeg" | "png" | "webp" | "avif" | "auto";
+            /**
+             * Format: int32
+             * @description Height.
+             */
+            h?: number;
+            /**
+             * Format: int32
+             * @description Quality, default 85 (JPEG, WebP, AVIF).
+             */
+            q?: number;
+            /**
+             * Format: int32
+             * @description Width: the image is fitted inside the `w`×`h` box.
+             */
+            w?: number;
         };
         /**
          * @description The website’s theme (singleton; only Get and Update). `variables` maps CSS custom properties (`--name`) to values; the known ones (--color-primary, --color-secondary, --color-background, --color-text, --color-link, --font-body, --font-heading, --font-size-base, --radius, --content-width) have defaults, any other well-formed variable is kept as sent and answered back. `variables` is replaced whole when sent; a known variable left out returns to its default. References name a media item, navigation menu or CMS block of the same website; a missing or foreign id is INVALID_ARGUMENT naming the field. A never-written theme answers its defaults without timestamps.
@@ -5631,6 +5750,8 @@ export interface components {
         };
         /** @description Fields of Theme to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         ThemeUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description Media item used as the favicon. */
             favicon_media_id?: string | null;
             /** @description CMS block rendered as the footer. */
@@ -5770,6 +5891,8 @@ export interface components {
         };
         /** @description Fields of ViewSetting to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         ViewSettingUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description The value in force in the view, typed as the descriptor says. Send `null` with `update_mask=value` (or null in `:batch_update`) to return to the inherited value; a value the descriptor refuses is INVALID_ARGUMENT on `value`. */
             value?: unknown;
         };
@@ -5777,6 +5900,8 @@ export interface components {
         ViewUpdate: {
             /** @description Label in the admin and the locale switcher. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
             fallback_view_id?: string | null;
             /** @description Whether the rendered site serves the view. */
@@ -5868,6 +5993,8 @@ export interface components {
             default_language?: string | null;
             /** @description Name of the website. */
             display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
             /** @description IANA time zone of the site (analytics, schedules). */
             time_zone?: string | null;
         };
@@ -5996,6 +6123,8 @@ export interface components {
         CustomerId: string;
         /** @description Id of the email_template. */
         EmailTemplateId: string;
+        /** @description Delete only if the resource still has this etag (like `If-Match`). */
+        Etag: string;
         /** @description AIP-160 filter over the filterable fields. */
         Filter: string;
         /** @description Also delete everything the resource contains. */
@@ -6184,6 +6313,8 @@ export interface operations {
     DeleteAccount: {
         parameters: {
             query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
                 /** @description Also delete everything the resource contains. */
                 force?: components["parameters"]["Force"];
             };
@@ -6405,7 +6536,10 @@ export interface operations {
     };
     DeleteAiAgent: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -6806,7 +6940,10 @@ export interface operations {
     };
     DeleteAiConnection: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7234,7 +7371,10 @@ export interface operations {
     };
     DeleteAiInstruction: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -7924,6 +8064,8 @@ export interface operations {
     DeleteProject: {
         parameters: {
             query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
                 /** @description Also delete everything the resource contains. */
                 force?: components["parameters"]["Force"];
             };
@@ -8334,7 +8476,10 @@ export interface operations {
     };
     DeleteWebsite: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8553,7 +8698,10 @@ export interface operations {
     };
     DeleteCmsBlock: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -8725,7 +8873,10 @@ export interface operations {
     };
     DeleteCmsBlockView: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9004,6 +9155,8 @@ export interface operations {
     DeleteCmsPage: {
         parameters: {
             query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
                 /** @description Also delete everything the resource contains. */
                 force?: components["parameters"]["Force"];
             };
@@ -9235,7 +9388,10 @@ export interface operations {
     };
     DeleteCmsPageGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9411,7 +9567,10 @@ export interface operations {
     };
     DeleteCmsPageView: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -9767,7 +9926,10 @@ export interface operations {
     };
     DeleteCustomerAttributeGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10032,7 +10194,10 @@ export interface operations {
     };
     DeleteCustomerAttribute: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10297,7 +10462,10 @@ export interface operations {
     };
     DeleteCustomerGroup: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10520,7 +10688,10 @@ export interface operations {
     };
     DeleteCustomer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10688,7 +10859,10 @@ export interface operations {
     };
     DeleteEmailTemplate: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -10930,7 +11104,10 @@ export interface operations {
     };
     DeleteMedia: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11004,6 +11181,42 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    SignTransformMedia: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the media. */
+                media_id: components["parameters"]["MediaId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignTransformMediaRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignMediaTransformResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -11152,6 +11365,8 @@ export interface operations {
     DeleteMediaFolder: {
         parameters: {
             query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
                 /** @description Also delete everything the resource contains. */
                 force?: components["parameters"]["Force"];
             };
@@ -11419,7 +11634,10 @@ export interface operations {
     };
     DeleteNavigationMenu: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -11648,7 +11866,10 @@ export interface operations {
     };
     DeleteNavigationItem: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
             header?: {
                 /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
                 "If-Match"?: components["parameters"]["IfMatch"];
@@ -12242,6 +12463,8 @@ export interface operations {
     DeleteView: {
         parameters: {
             query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
                 /** @description Also delete everything the resource contains. */
                 force?: components["parameters"]["Force"];
             };

@@ -97,18 +97,18 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
           'enlargements within `MEDIA_MAX_ENLARGED_PIXELS`. A signature does not expire; it stops working when the key changes.',
         body: {
           properties: {
-            w: { type: 'integer', minimum: 1, maximum: 4096, description: 'Width: the image is fitted inside the `w`×`h` box.' },
-            h: { type: 'integer', minimum: 1, maximum: 4096, description: 'Height.' },
+            w: { type: 'integer', format: 'int32', minimum: 1, maximum: 4096, description: 'Width: the image is fitted inside the `w`×`h` box.' },
+            h: { type: 'integer', format: 'int32', minimum: 1, maximum: 4096, description: 'Height.' },
             crop: { type: 'boolean', description: 'Exactly `w`×`h`, overflow cropped from the centre; needs both.' },
             enlarge: { type: 'boolean', description: 'Allow `w`/`h` beyond the original size.' },
-            q: { type: 'integer', minimum: 1, maximum: 100, description: 'Quality, default 85 (JPEG, WebP, AVIF).' },
+            q: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, description: 'Quality, default 85 (JPEG, WebP, AVIF).' },
             fmt: { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'], description: 'Output format; default the stored one. `auto`: AVIF or WebP when the client\'s `Accept` names them.' },
           },
         },
         response: {
           type: 'object',
           title: 'SignMediaTransformResponse',
-          properties: { url: { type: 'string', description: 'Absolute public URL of the variant, `sig` last.' } },
+          properties: { url: { type: 'string', maxLength: 2048, description: 'Absolute public URL of the variant, `sig` last.' } },
           required: ['url'],
         },
         handle: (ctx, call) => deps.signTransform(ctx, call.params, call.body),

@@ -177,7 +177,7 @@ export function registerMediaPublicRoute(app: FastifyInstance, deps: SurfaceDeps
       q: { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 85, description: 'Quality (JPEG, WebP, AVIF).' },
       fmt: { type: 'string', enum: ['jpeg', 'png', 'webp', 'avif', 'auto'], description: 'Output format; default the stored one. `auto`: AVIF or WebP when `Accept` names them.' },
       enlarge: { type: 'string', enum: ['1', 'true'], description: 'Allow `w`/`h` beyond the original size, up to `MEDIA_MAX_ENLARGED_PIXELS` pixels (or the original\'s own count, when larger); beyond that 400 naming `w`/`h`.' },
-      sig: { type: 'string', description: 'Signature of the transform parameters, from `POST .../media/{media_id}:sign_transform`; required when the website\'s setting `media.transforms.require_signature` is true, ignored otherwise.' },
+      sig: { type: 'string', maxLength: 128, description: 'Signature of the transform parameters, from `POST .../media/{media_id}:sign_transform`; required when the website\'s setting `media.transforms.require_signature` is true, ignored otherwise.' },
     },
   };
   const schema = {

@@ -159,7 +159,8 @@ describe('OpenAPI documents', () => {
     // Output-only fields are readOnly and not offered in bodies; input-only ones are writeOnly and never answered.
     expect(schemas.CmsPage.properties.etag.readOnly).toBe(true);
     expect(schemas.CmsPage.required).toEqual(expect.arrayContaining(['name', 'id', 'etag', 'create_time', 'update_time', 'title', 'is_active']));
-    expect(schemas.CmsPageUpdate.properties.etag).toBeUndefined();
+    // On Update the etag is a precondition (AIP-154, checked like If-Match), so it is a real property.
+    expect(schemas.CmsPageUpdate.properties.etag.type).toBe('string');
     expect(schemas.CmsPageUpdate.propertyNames.enum).toContain('etag');
     expect(schemas.CustomerCreate.properties.password.writeOnly).toBe(true);
     expect(schemas.Customer.properties.password).toBeUndefined();
