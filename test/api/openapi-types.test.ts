@@ -82,7 +82,9 @@ export function operationStep(op: Schemas['Operation']): string | undefined {
 }
 
 // @ts-expect-error output-only fields are not properties of an update body
-export const outputOnly: Schemas['CmsPageUpdate'] = { etag: '1-abc' };
+export const outputOnly: Schemas['CmsPageUpdate'] = { create_time: '2026-01-01T00:00:00Z' };
+// The etag is: on Update it is a precondition (AIP-154), checked like If-Match.
+export const precondition: Schemas['CmsPageUpdate'] = { etag: '1-abc', title: 'Renamed' };
 // @ts-expect-error page_size is an integer
 export const stringPageSize: paths['/tenant-api/v1/websites/{website_id}/cms_pages']['get']['parameters']['query'] = { page_size: '10' };
 // @ts-expect-error status is one of the canonical codes
