@@ -136,7 +136,7 @@ export const contentSuite: BenchSuite = {
       label: `POST cms_pages/{p}:resolve with view overlay (${pages.toLocaleString('en-US')} pages)`,
       connections: ctx.connections,
       target: { kind: 'relP99', baseline: 'content-get', factor: 2 },
-      notes: ['two prepared queries: the page by primary key, then the view's fallback chain (recursive CTE) ⟕ overlays; the plain Get is one prepared statement'],
+      notes: ['two prepared queries: the page by primary key, then the view fallback chain (recursive CTE) ⟕ overlays; the plain Get is one prepared statement'],
     };
     ctx.report.rows.push(resolveRow);
     resolveRow.result = await hammer({
