@@ -19,6 +19,7 @@
  *   BENCH_LIST_SECONDS=2     autocannon seconds per refreshed / page-21 case
  *   BENCH_LIST_FIRST=10      sequential first-time samples per case (bounded to about 3 s)
  *   BENCH_LIST_ONLY=media,cms_pages   restrict to some collections (development)
+ *   BENCH_LIST_KINDS=contains         restrict to some kinds of case: none, equality, range, contains
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -68,6 +69,7 @@ const ROWS = Number(process.env.BENCH_LIST_ROWS ?? (quick ? 10_000 : 100_000));
 const SECONDS = Number(process.env.BENCH_LIST_SECONDS ?? 2);
 const FIRST_SAMPLES = Number(process.env.BENCH_LIST_FIRST ?? 10);
 const ONLY = (process.env.BENCH_LIST_ONLY ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+const KINDS = (process.env.BENCH_LIST_KINDS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 const PAGE_SIZE = 50;
 const CONNECTIONS = 4;
 const CHAIN_DEPTH = 20;
@@ -170,6 +172,8 @@ function casesOf(decl: ResourceDecl, plan: SeedPlan, skipped: string[]): ListCas
         if (profile.unique) cases.push({ filter: `${name} = "item-${k}"`, kind: 'equality', share: '1 row (unique)' });
         else cases.push({ filter: `${name} = "item-1"`, kind: 'equality', share: '18 %' });
         cases.push({ filter: `${name}:"shop"`, kind: 'contains', share: '10 %' });
+        // A text no row holds: the rare end, where the text index must answer (a walk would read every row).
+        cases.push({ filter: `${name}:"rare"`, kind: 'contains', share: '0 rows (a rare text)' });
         break;
       }
       case 'constant':
@@ -187,7 +191,7 @@ function casesOf(decl: ResourceDecl, plan: SeedPlan, skipped: string[]): ListCas
         break;
     }
   }
-  return cases;
+  return KINDS.length ? cases.filter((c) => KINDS.includes(c.kind)) : cases;
 }
 
 function listUrl(base: string, path: string, filter: string, pageToken?: string): string {
@@ -241,7 +245,7 @@ export const listsSuite: BenchSuite = {
     `Lists suite (\`BENCH_SUITES=lists npm run bench\`; rows per collection \`BENCH_LIST_ROWS\`, here ${ROWS.toLocaleString('en-US')}): the resource declarations are the ones the server builds (\`buildApp\` on an in-memory SQLite). ` +
       'One account, a project in it and a provisioned website in that are created through the API; every top-level collection under one of them that has a List is seeded, except those the platform bounds (listed, with the reason, under each dialect). ' +
       "The rows come from one `INSERT … SELECT` per table (recursive CTE / generate_series), generated from the declaration and the table's introspected columns (bench/table-seed.ts: enums cycle through their values, booleans 80 % true, strings `item-{⌊n/10⌋ mod 5}` with `shop-…` on every tenth row, unique ones `item-{n}`, numbers spread over 1000 values, timestamps 30 s apart, references to one real row on every tenth row, lists `[\"shop\"]` on every tenth row; each column counts from its own offset, so filters and orders on different columns are independent); then ANALYZE (PostgreSQL: VACUUM (ANALYZE)) and a server restart.",
-    `Lists cases (page_size=${PAGE_SIZE}, default order): no filter, and each declared filter once (booleans \`= true\`, enums \`= <first value>\`, strings \`= "item-1"\` and \`:"shop"\`, timestamps and numbers a range keeping half, lists \`:"shop"\`). ` +
+    `Lists cases (page_size=${PAGE_SIZE}, default order): no filter, and each declared filter once (booleans \`= true\`, enums \`= <first value>\`, strings \`= "item-1"\`, \`:"shop"\` and \`:"rare"\` (no row holds it), timestamps and numbers a range keeping half, lists \`:"shop"\`). ` +
       `Each case three times: **first time** — one row copied into the collection by SQL (triggers fire) before each of up to ${FIRST_SAMPLES} sequential requests (about ${FIRST_BUDGET_MS / 1000} s at most), so no count cached until the next write can answer; ` +
       `**refreshed** — the same request repeated, autocannon ${SECONDS} s at ${CONNECTIONS} connections after 3 probes (removing the copies first is a write, so its first probe is a first time too); ` +
       `**page ${CHAIN_DEPTH + 1}** — the token chain walked ${CHAIN_DEPTH} pages sequentially, then page ${CHAIN_DEPTH + 1} repeated like the refreshed case.`,

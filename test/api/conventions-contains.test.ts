@@ -130,6 +130,44 @@ describe('contains on an indexed string field', () => {
     expect(expected('walk 1')).toHaveLength(11);
   });
 
+  it('a text thousands of rows hold is counted exactly, and only in its own website (the count may check rows instead of the text index)', async () => {
+    // Over 5 000 matches in the table: SQLite's count checks the website's rows with LIKE instead of
+    // fetching every text-index match. Seeded by SQL (the FTS triggers keep the index in step), a
+    // tenth of them switched off; Bob holds the text too.
+    const now = Date.now();
+    const rows = (websiteId: string, accountId: string, prefix: string, n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `${prefix}-${i}`,
+        account_id: accountId,
+        website_id: websiteId,
+        title: `Harbour light ${i}`,
+        url_key: `${prefix}-${i}`,
+        is_active: t.fresh.database.dialect.bool(i % 10 !== 0),
+        meta_robots: 'INDEX_FOLLOW',
+        visible_view_ids: t.fresh.database.dialect.json([]),
+        revision: 1,
+        create_time: now + i,
+        update_time: now + i,
+      }));
+    const accountOf = async (websiteId: string) =>
+      (await t.fresh.database.db.selectFrom('websites').select('account_id').where('id', '=', websiteId).executeTakeFirstOrThrow()).account_id as string;
+    const mine = rows(alice.websiteId, await accountOf(alice.websiteId), 'harbour', 3000);
+    const bobs = rows(bob.websiteId, await accountOf(bob.websiteId), 'bobs-harbour', 3000);
+    for (let i = 0; i < mine.length; i += 500) {
+      await t.fresh.database.db.insertInto('cms_pages').values(mine.slice(i, i + 500)).execute();
+      await t.fresh.database.db.insertInto('cms_pages').values(bobs.slice(i, i + 500)).execute();
+    }
+    const page = await list(t, alice.token, pagesUrl, { filter: 'title:"HARBOUR LIGHT"', page_size: 100 });
+    expect(page.total_size).toBe(3000);
+    expect(page.cms_pages).toHaveLength(100);
+    expect(page.cms_pages.every((p: any) => p.title.startsWith('Harbour light '))).toBe(true);
+    expect((await list(t, alice.token, pagesUrl, { filter: 'title:"harbour light" AND is_active = true', page_size: 1 })).total_size).toBe(2700);
+    // 29, 290–299, 2900–2999.
+    expect((await list(t, alice.token, pagesUrl, { filter: 'title:"light 29"', page_size: 1 })).total_size).toBe(111);
+    const all = (await list(t, alice.token, pagesUrl, { page_size: 1 })).total_size;
+    expect((await list(t, alice.token, pagesUrl, { filter: 'NOT title:"harbour"', page_size: 1 })).total_size).toBe(all - 3000);
+  });
+
   it('matches a lowercase field (customer email) whatever the case of the text', async () => {
     const customers = `${API}/websites/${alice.websiteId}/customers`;
     expectStatus(await t.request('POST', customers, { token: alice.token, body: { email: 'Ada.Lovelace@Example.COM', password: 'secret-123' } }), 201);

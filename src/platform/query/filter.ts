@@ -452,25 +452,36 @@ export function compileFilter(ast: FilterAst, fields: Record<string, FilterField
   return compileNode(ast, fields, dialect, scope);
 }
 
-/** Whether the filter has a contains (`:`) on a string field with a trigram text index, whose plan `textMatch` chooses. */
-function hasIndexedContains(ast: FilterAst, fields: Record<string, FilterField>): boolean {
+/** A contains (`:`) on a string field with a trigram text index: the plan of these is `TextMatchPlan`'s to choose. */
+export interface IndexedContains {
+  table: string;
+  column: string;
+  text: string;
+}
+
+function indexedContainsOf(ast: FilterAst, fields: Record<string, FilterField>, found: IndexedContains[]): IndexedContains[] {
   switch (ast.kind) {
     case 'comparison': {
       const field = Object.hasOwn(fields, ast.field) ? fields[ast.field] : undefined;
-      return ast.operator === ':' && field?.type === 'string' && !field.has && !field.hasMatchesPrefix && field.textIndexedTable !== undefined;
+      if (ast.operator === ':' && ast.value.kind === 'text' && field?.type === 'string' && !field.has && !field.hasMatchesPrefix && field.textIndexedTable) {
+        found.push({ table: field.textIndexedTable, column: field.column, text: field.lowercase ? ast.value.text.toLowerCase() : ast.value.text });
+      }
+      break;
     }
     case 'and':
     case 'or':
-      return ast.operands.some((o) => hasIndexedContains(o, fields));
+      for (const operand of ast.operands) indexedContainsOf(operand, fields, found);
+      break;
     case 'not':
-      return hasIndexedContains(ast.operand, fields);
+      indexedContainsOf(ast.operand, fields, found);
   }
+  return found;
 }
 
 /**
  * Parses and compiles `text`, returning the WHERE expression (undefined when empty), the canonical
- * text page tokens bind to, and whether a contains in it can take either `TextMatchPlan`
- * (`textMatch`, default `text_index`, decides which this compilation uses).
+ * text page tokens bind to, and its contains that can take either `TextMatchPlan` (`textMatch`,
+ * default `text_index`, decides which this compilation uses).
  */
 export function buildFilter(
   text: string | undefined,
@@ -478,11 +489,11 @@ export function buildFilter(
   dialect: SqlDialect,
   scope: FilterScope = {},
   textMatch: TextMatchPlan = 'text_index',
-): { where: Expression<SqlBool> | undefined; canonical: string; indexedContains: boolean } {
+): { where: Expression<SqlBool> | undefined; canonical: string; indexedContains: IndexedContains[] } {
   const ast = parseFilter(text ?? '');
   const compiling: SqlDialect =
     textMatch === 'text_index' ? dialect : { ...dialect, containsText: (table, column, value) => dialect.containsText(table, column, value, textMatch) };
-  return { where: ast && compileFilter(ast, fields, compiling, scope), canonical: formatFilter(ast), indexedContains: ast !== undefined && hasIndexedContains(ast, fields) };
+  return { where: ast && compileFilter(ast, fields, compiling, scope), canonical: formatFilter(ast), indexedContains: ast ? indexedContainsOf(ast, fields, []) : [] };
 }
 
 /** A value of a row held in memory, as the filter compares it (timestamps in epoch ms). */

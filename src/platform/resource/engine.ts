@@ -1,4 +1,4 @@
-import type { CompiledQuery, Expression, Kysely, SqlBool, Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
@@ -507,15 +507,22 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       if (skip) page = page.offset(skip);
       return page.compile();
     };
-    const count = filtered(database.count, filter.where).select((eb) => eb.fn.countAll().as('count'));
+    const countWhere = (where: Expression<SqlBool> | undefined) => filtered(database.count, where).select((eb) => eb.fn.countAll().as('count'));
+    const rowCheck = () => buildFilter(query.filter, filterFields, dialect, params, 'row_check').where;
+    // One contains whose text the whole table holds often: check the scope's rows instead of
+    // fetching every match's row (`SqlDialect.textIndexHoldsMany`); SQLite evaluates only the branch taken.
+    const [only] = filter.indexedContains;
+    const holdsMany = filter.indexedContains.length === 1 ? dialect.textIndexHoldsMany?.(only.table, only.column, only.text) : undefined;
+    const count = holdsMany
+      ? sql<{ count: unknown }>`select case when ${holdsMany} then (${countWhere(rowCheck())}) else (${countWhere(filter.where)}) end as count`.compile(database.count)
+      : countWhere(filter.where).compile();
     // A contains the dialect can answer two ways: the page's SQL depends on how many rows match
     // (`SqlDialect.pageTextMatchPlan`), so `list()` learns the total first and picks.
     const pageFor =
-      filter.indexedContains && dialect.pageTextMatchPlan
-        ? (matches: number) =>
-            dialect.pageTextMatchPlan!(matches, pageSize) === 'row_check' ? pageWhere(buildFilter(query.filter, filterFields, dialect, params, 'row_check').where) : pageWhere(filter.where)
+      filter.indexedContains.length > 0 && dialect.pageTextMatchPlan
+        ? (matches: number) => (dialect.pageTextMatchPlan!(matches, pageSize) === 'row_check' ? pageWhere(rowCheck()) : pageWhere(filter.where))
         : undefined;
-    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: pageWhere(filter.where), pageFor, count: count.compile() };
+    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: pageWhere(filter.where), pageFor, count };
   }
 
   return {
