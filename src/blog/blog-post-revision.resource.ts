@@ -1,6 +1,7 @@
 import type { Database } from '../platform/db/database.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 import type { ResourceService } from '../platform/resource/engine.js';
+import { resourceSchema } from '../platform/resource/schemas.js';
 import { existingIds } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 import { MAX_REVISIONS } from './blog-post.resource.js';
@@ -12,7 +13,7 @@ export const REVISIONS_PATH = 'websites/{website_id}/blog_posts/{blog_post_id}/r
  * `blog_posts/{p}/revisions`: read-only history of a post, newest first. Each is the post as one content
  * write left it; `:restore` writes it back as a new write (which adds a revision of its own).
  */
-export function blogPostRevisionResource(deps: { database: Database; services: () => Record<string, ResourceService> }): ResourceDecl {
+export function blogPostRevisionResource(deps: { database: Database; services: () => Record<string, ResourceService>; post: ResourceDecl }): ResourceDecl {
   return {
     collection: 'revisions',
     singular: 'BlogPostRevision',
@@ -50,6 +51,7 @@ export function blogPostRevisionResource(deps: { database: Database; services: (
           'restored state. Categories, tags, authors, media and views deleted since are left out. `etag` in the body (or `If-Match`) is the ' +
           "post's etag the restore is conditional on. Answers the post.",
         access: 'write',
+        response: resourceSchema(deps.post),
         async handle(ctx, call) {
           const services = deps.services();
           const revision = await services[REVISIONS_PATH].get(ctx, call.params);

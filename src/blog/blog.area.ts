@@ -60,9 +60,10 @@ export const blogArea: Area = {
       ]),
     );
     const services = () => deps.services;
+    const post = blogPostResource({ dialect, operations: deps.operations, resolver: resolvers.blog_posts });
     return [
-      blogPostResource({ dialect, operations: deps.operations, resolver: resolvers.blog_posts }),
-      blogPostRevisionResource({ database: deps.database, services }),
+      post,
+      blogPostRevisionResource({ database: deps.database, services, post }),
       blogCategoryResource({ dialect, resolver: resolvers.blog_categories, services }),
       blogTagResource({ resolver: resolvers.blog_tags }),
       blogAuthorResource({ resolver: resolvers.blog_authors }),
