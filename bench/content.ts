@@ -136,7 +136,7 @@ export const contentSuite: BenchSuite = {
       label: `POST cms_pages/{p}:resolve with view overlay (${pages.toLocaleString('en-US')} pages)`,
       connections: ctx.connections,
       target: { kind: 'relP99', baseline: 'content-get', factor: 2 },
-      notes: ['one query joins page, view and overlay; the plain Get is one prepared statement'],
+      notes: ['two prepared queries: the page by primary key, then the view fallback chain (recursive CTE) ⟕ overlays; the plain Get is one prepared statement'],
     };
     ctx.report.rows.push(resolveRow);
     resolveRow.result = await hammer({
@@ -162,7 +162,7 @@ export const contentSuite: BenchSuite = {
       label: `POST cms_pages/{p}:resolve with view overlay and customer group version (${pages.toLocaleString('en-US')} pages)`,
       connections: ctx.connections,
       target: { kind: 'relP99', baseline: 'content-get', factor: 2 },
-      notes: ['two prepared queries: page ⟕ view ⟕ overlay, then group ⟕ membership rows ⟕ version'],
+      notes: ['three prepared queries: the page, the view chain ⟕ overlays, then group ⟕ membership rows ⟕ version'],
     };
     ctx.report.rows.push(groupRow);
     groupRow.result = await hammer({

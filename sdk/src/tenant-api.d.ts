@@ -1627,7 +1627,7 @@ export interface paths {
         put?: never;
         /**
          * Read a block as a view sees it
-         * @description Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the block's. `is_visible` says whether the site shows it there. A view of another website is INVALID_ARGUMENT. Reads only; one indexed query.
+         * @description Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field shows the value of the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the block's own; `field_sources` names the view of each. `is_visible` says whether the site shows it there (decided by the view read as). A view of another website is INVALID_ARGUMENT. Reads only; two prepared, indexed queries.
          *
          *     Requires READ on section `website`.
          */
@@ -1811,7 +1811,7 @@ export interface paths {
         put?: never;
         /**
          * Read a page as a view and a customer group see it
-         * @description Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the website's default view) applies that view's overlay: each field listed in its `overridden` replaces the page's. `customer_group_id` applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of another website is INVALID_ARGUMENT. Two prepared, indexed queries.
+         * @description Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the website's default view) applies that view's overlays: each field shows the value of the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the page's own; `overridden_fields` and `field_sources` say which fields came from which view. `customer_group_id` applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of another website is INVALID_ARGUMENT. `is_visible` and the versions that match are decided by the view read as, never by its fallbacks. Prepared, indexed queries: the page, the view chain with its overlays, and the group version.
          *
          *     Requires READ on section `website`.
          */
@@ -7117,17 +7117,24 @@ export interface components {
         ResolvedCmsBlock: {
             /** @description Sanitised rich text. */
             content?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `content`. */
+                content?: string;
+                /** @description Source of `title`. */
+                title?: string;
+            };
             /** @description Id of the block. */
             id?: string;
             /** @description Stable handle. */
             identifier?: string;
             /** @description The block switch. */
             is_active?: boolean;
-            /** @description Whether the site shows the block in this view (`is_active` and `visible_view_ids`). */
+            /** @description Whether the site shows the block in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks). */
             is_visible?: boolean;
             /** @description The block, `websites/{w}/cms_blocks/{b}`. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
             overridden_fields?: string[];
             /** @description Title. */
             title?: string;
@@ -7156,11 +7163,26 @@ export interface components {
             customer_group_id?: string;
             /** @description The customer read as, when one was named. */
             customer_id?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `content`. */
+                content?: string;
+                /** @description Source of `content_heading`. */
+                content_heading?: string;
+                /** @description Source of `meta_description`. */
+                meta_description?: string;
+                /** @description Source of `meta_keywords`. */
+                meta_keywords?: string;
+                /** @description Source of `meta_title`. */
+                meta_title?: string;
+                /** @description Source of `title`. */
+                title?: string;
+            };
             /** @description Id of the page. */
             id?: string;
             /** @description The page switch. */
             is_active?: boolean;
-            /** @description Whether the site serves the page in this view (`is_active` and `visible_view_ids`). */
+            /** @description Whether the site serves the page in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks). */
             is_visible?: boolean;
             /** @description SEO description. */
             meta_description?: string;
@@ -7172,7 +7194,7 @@ export interface components {
             meta_title?: string;
             /** @description The page, `websites/{w}/cms_pages/{p}`. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`); not those a customer-group version replaced. */
             overridden_fields?: string[];
             /** @description Title. */
             title?: string;
@@ -7500,7 +7522,7 @@ export interface components {
             display_name: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
-            /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
+            /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string;
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;
@@ -7532,7 +7554,7 @@ export interface components {
         ViewCreate: {
             /** @description Label in the admin and the locale switcher. */
             display_name: string | null;
-            /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
+            /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string | null;
             /** @description Whether the rendered site serves the view. */
             is_active?: boolean | null;
@@ -7602,7 +7624,7 @@ export interface components {
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
+            /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string | null;
             /** @description Whether the rendered site serves the view. */
             is_active?: boolean | null;

@@ -69,9 +69,10 @@ export function cmsBlockResource(deps: { resolver: PageResolver }): ResourceDecl
         on: 'item',
         summary: 'Read a block as a view sees it',
         description:
-          "Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that " +
-          "view overlay's `overridden` replaces the block's. `is_visible` says whether the site shows it there. A view of another website is " +
-          'INVALID_ARGUMENT. Reads only; one indexed query.',
+          "Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field shows the value of " +
+          "the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in " +
+          "`overridden`, else the block's own; `field_sources` names the view of each. `is_visible` says whether the site shows it there (decided " +
+          'by the view read as). A view of another website is INVALID_ARGUMENT. Reads only; two prepared, indexed queries.',
         access: 'read',
         body: { properties: { view_id: { type: 'string', maxLength: 64, description: "View to read as; default: the website's default view." } } },
         response: resolvedBlockSchema,

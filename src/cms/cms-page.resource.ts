@@ -109,12 +109,15 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
         summary: 'Read a page as a view and a customer group see it',
         description:
           'Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the ' +
-          "website's default view) applies that view's overlay: each field listed in its `overridden` replaces the page's. `customer_group_id` " +
+          "website's default view) applies that view's overlays: each field shows the value of the nearest view along the view's fallback " +
+          "chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the page's own; " +
+          '`overridden_fields` and `field_sources` say which fields came from which view. `customer_group_id` ' +
           'applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group ' +
           "and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. " +
           'Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that ' +
           'view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of ' +
-          'another website is INVALID_ARGUMENT. Two prepared, indexed queries.',
+          'another website is INVALID_ARGUMENT. `is_visible` and the versions that match are decided by the view read as, never by its fallbacks. ' +
+          'Prepared, indexed queries: the page, the view chain with its overlays, and the group version.',
         access: 'read',
         body: {
           properties: {

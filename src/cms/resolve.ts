@@ -4,6 +4,7 @@ import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
+import { createViewOverlayReader, fieldSourcesSchema, preparedQuery, querySlot as slot } from './view-overlays.js';
 
 /** Reads a page or block as one view (and, for pages, one customer group) sees it. */
 export interface PageResolver {
@@ -40,8 +41,14 @@ export const resolvedPageSchema: JsonSchema = {
     customer_group_id: text('The customer group read as: the one named, or for a `customer_id` the group whose version won.'),
     customer_id: text('The customer read as, when one was named.'),
     cms_page_group_id: text('The customer-group version that won, when one did.'),
-    overridden_fields: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Fields taken from the view overlay.' },
-    is_visible: { type: 'boolean', description: 'Whether the site serves the page in this view (`is_active` and `visible_view_ids`).' },
+    overridden_fields: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', maxLength: 64 },
+      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`); not those a customer-group version replaced.",
+    },
+    field_sources: fieldSourcesSchema(['title', 'content_heading', 'content', 'meta_title', 'meta_description', 'meta_keywords']),
+    is_visible: { type: 'boolean', description: 'Whether the site serves the page in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks).' },
     title: text('Title.'),
     url_key: text('URL key.'),
     content_heading: text('Heading.'),
@@ -65,8 +72,14 @@ export const resolvedBlockSchema: JsonSchema = {
     name: text('The block, `websites/{w}/cms_blocks/{b}`.'),
     id: text('Id of the block.'),
     view_id: text('The view read as (the default view when none was named).'),
-    overridden_fields: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Fields taken from the view overlay.' },
-    is_visible: { type: 'boolean', description: 'Whether the site shows the block in this view (`is_active` and `visible_view_ids`).' },
+    overridden_fields: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', maxLength: 64 },
+      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`).",
+    },
+    field_sources: fieldSourcesSchema(['title', 'content']),
+    is_visible: { type: 'boolean', description: 'Whether the site shows the block in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks).' },
     identifier: text('Stable handle.'),
     title: text('Title.'),
     content: text('Sanitised rich text.'),
@@ -77,50 +90,24 @@ export const resolvedBlockSchema: JsonSchema = {
 };
 
 /**
- * The read path of `:resolve`: one indexed query joins the row, the view (named or default) and the
- * view's overlay; for pages with a customer group a second one picks the winning group version
- * through the membership table (index `(website_id, cms_page_id, customer_group_id, view_id, priority)`).
+ * The read path of `:resolve`: the row as the view (named or default) sees it through the shared
+ * resolution of views and overlays (`view-overlays.ts`: fallback chain, field by field); for pages
+ * with a customer group a further query picks the winning group version through the membership
+ * table (index `(website_id, cms_page_id, customer_group_id, view_id, priority)`).
  */
 export function createResolver(database: Database, spec: ResolverSpec): PageResolver {
   const { dialect } = database;
   const db: Kysely<any> = database.db;
-  const overlayColumns = spec.contentFields.map((f) => `o.${f} as o_${f}`);
-  const slot = (name: string) => `\u0000${name}`;
-
-  /**
-   * Compiles a query once, with placeholder values standing for the request's ids, and runs it as a
-   * prepared statement (as the engine's Get does): the read path is the SQL alone.
-   */
-  function prepared(query: { compile(): { sql: string; parameters: readonly unknown[] } }) {
-    const compiled = query.compile();
-    const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith('\u0000') ? p.slice(1) : undefined));
-    // Prepared on first use: SQLite prepares against the schema, which migrations may not have built yet.
-    let run: ReturnType<Database['prepare']> | undefined;
-    return async (values: Record<string, unknown>) => {
-      run ??= database.prepare(compiled.sql);
-      return (await run(slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name]))))[0];
-    };
-  }
-
-  const resolveRow = (namedView: boolean) =>
-    prepared(
-      db
-        .selectFrom(`${spec.table} as r`)
-        .leftJoin('views as vw', (join) => {
-          const j = join.onRef('vw.website_id', '=', 'r.website_id');
-          return namedView ? j.on('vw.id', '=', slot('view')) : j.on('vw.is_default', '=', dialect.bool(true) as never);
-        })
-        .leftJoin(`${spec.overlayTable} as o`, (join) =>
-          join.onRef('o.website_id', '=', 'r.website_id').onRef(`o.${spec.overlayParent}`, '=', 'r.id').onRef('o.id', '=', 'vw.id'),
-        )
-        .selectAll('r')
-        .select(['vw.id as view_found', 'o.overridden as o_overridden', 'o.update_time as o_update_time', ...overlayColumns])
-        .where('r.website_id', '=', slot('website'))
-        .where('r.id', '=', slot('id'))
-        .where('r.account_id', '=', slot('account')),
-    );
-  const inNamedView = resolveRow(true);
-  const inDefaultView = resolveRow(false);
+  const reader = createViewOverlayReader(database, {
+    table: spec.table,
+    overlayTable: spec.overlayTable,
+    overlayParent: spec.overlayParent,
+    fields: spec.contentFields,
+  });
+  const prepared = (query: Parameters<typeof preparedQuery>[1]) => {
+    const run = preparedQuery(database, query);
+    return async (values: Record<string, unknown>) => (await run(values))[0];
+  };
 
   // One row per existing group: the best matching version, or nulls when none matches.
   const bestVersion = spec.groups
@@ -194,22 +181,19 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
     async resolve(ctx, params, body) {
       const websiteId = params.website_id;
       const id = params[spec.param];
-      const values = { website: websiteId, id, account: ctx.access!.accountId, view: body.view_id };
-      const row = await (body.view_id ? inNamedView(values) : inDefaultView(values));
-      if (!row) throw new NotFound(`${spec.collection.replace(/s$/, '')} ${id}`);
-      if (body.view_id && !row.view_found) throw InvalidArgument.field('view_id', `${body.view_id} is not a view of this website`);
-      const viewId = (row.view_found as string | null) ?? undefined;
+      const reading = await reader.read({ websiteId, id, accountId: ctx.access!.accountId, viewId: body.view_id });
+      if (!reading) throw new NotFound(`${spec.collection.replace(/s$/, '')} ${id}`);
+      const { row, viewId } = reading;
 
       const result: Record<string, unknown> = { name: `websites/${websiteId}/${spec.collection}/${id}`, id };
       if (viewId) result.view_id = viewId;
-      let updateTime = Number(row.update_time);
-      const overridden = row.o_overridden ? dialect.readJson<string[]>(row.o_overridden) : [];
+      let updateTime = reading.updateTime;
       for (const f of spec.contentFields) {
-        const value = overridden.includes(f) ? row[`o_${f}`] : row[f];
+        const value = reading.values[f];
         if (value !== null && value !== undefined) result[f] = value;
       }
-      if (overridden.length) updateTime = Math.max(updateTime, Number(row.o_update_time));
-      result.overridden_fields = overridden;
+      result.overridden_fields = reading.overriddenFields;
+      result.field_sources = reading.fieldSources;
 
       if (spec.groups && body.customer_group_id && body.customer_id) {
         throw InvalidArgument.field('customer_id', 'name either customer_id or customer_group_id, not both');
@@ -229,7 +213,8 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
           // A version's own fields win; fields it leaves empty show what the view shows.
           const replaced = spec.contentFields.filter((f) => version[`g_${f}`] !== null && version[`g_${f}`] !== undefined);
           for (const f of replaced) result[f] = version[`g_${f}`];
-          result.overridden_fields = overridden.filter((f) => !replaced.includes(f));
+          result.overridden_fields = reading.overriddenFields.filter((f) => !replaced.includes(f));
+          result.field_sources = Object.fromEntries(Object.entries(reading.fieldSources).filter(([f]) => !replaced.includes(f)));
           updateTime = Math.max(updateTime, Number(version.version_update_time));
         }
       }

@@ -75,7 +75,14 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
         trim: true,
         uniqueInParent: true,
       },
-      fallback_view_id: { type: 'string', description: 'View whose content shows where this view has none; a view of the same website, never forming a cycle.', maxLength: 64 },
+      fallback_view_id: {
+        type: 'string',
+        description:
+          'View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the ' +
+          "fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). " +
+          'A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it.',
+        maxLength: 64,
+      },
       is_default: { type: 'boolean', description: 'Whether this is the website default view (set by `:make_default`).', behavior: ['OUTPUT_ONLY'], default: false },
       is_active: { type: 'boolean', description: 'Whether the rendered site serves the view.', default: true },
     },

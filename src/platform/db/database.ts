@@ -41,7 +41,14 @@ export interface SqlDialect {
    * text shorter than 3 characters has no trigram and is the plain LIKE. PostgreSQL: ILIKE, which
    * the planner answers from the table's pg_trgm GIN index when it pays.
    */
-  containsText(table: string | undefined, column: string, text: string): RawBuilder<boolean>;
+  containsText(table: string | undefined, column: string, text: string, plan?: TextMatchPlan): RawBuilder<boolean>;
+  /**
+   * How a List page should reach the rows of a contains filter that matches `matches` rows (the
+   * exact count, known from the page token or counted first), when the dialect has a choice; absent
+   * when it has one plan only (PostgreSQL: the planner picks between the trigram index and the
+   * ordered index itself). SQLite: `row_check` from 40 pages' worth of matches on.
+   */
+  pageTextMatchPlan?(matches: number, pageSize: number): TextMatchPlan;
   /** Lock the selected rows for the rest of the transaction (SQLite: the write lock already does). */
   forUpdate<Q extends { forUpdate(): Q }>(query: Q): Q;
   /** Share-lock the selected rows: concurrent sharers go on, a FOR UPDATE waits (SQLite: the write lock already does). */
@@ -69,6 +76,17 @@ export interface SqlDialect {
   /** Tells subscribers of `channel` in other processes, when the transaction commits (no-op on SQLite). */
   notify(db: Kysely<any>, channel: string): Promise<void>;
 }
+
+/**
+ * How a contains filter (`containsText`) finds its rows. `text_index`: through the table's trigram
+ * text index (every match of the text is found, then ordered: cheap when matches are few).
+ * `row_check`: no index for the text; each row the query walks is checked with LIKE (a page walking
+ * its ordered index stops after a page of matches: cheap when matches are many). Same rows either way.
+ */
+export type TextMatchPlan = 'text_index' | 'row_check';
+
+/** SQLite: a page walks its ordered index with LIKE (`row_check`) from this many pages' worth of matches on. */
+export const ROW_CHECK_MIN_PAGES = 40;
 
 /** The SQLite FTS5 table (trigram tokenizer, external content) indexing `table`'s filterable text columns. */
 export function textIndexTable(table: string): string {
@@ -102,13 +120,17 @@ const sqliteDialect: SqlDialect = {
   arrayWith: (column, value) => sql<string>`json_insert(${sql.ref(column)}, '$[#]', ${value})`,
   arrayLength: (column) => sql<number>`json_array_length(${sql.ref(column)})`,
   lockKey: async () => {},
-  containsText: (table, column, text) => {
+  containsText: (table, column, text, plan = 'text_index') => {
     const like = sql<boolean>`${sql.ref(column)} like ${'%' + escapeLike(text) + '%'} escape '\\'`;
-    const phrase = table === undefined ? undefined : ftsSubstringQuery(column, text);
+    const phrase = table === undefined || plan === 'row_check' ? undefined : ftsSubstringQuery(column, text);
     if (phrase === undefined) return like;
     const fts = textIndexTable(table!);
     return sql<boolean>`(${sql.ref(`${table}.rowid`)} in (select rowid from ${sql.table(fts)} where ${sql.table(fts)} match ${phrase}) and ${like})`;
   },
+  // FTS5 answers `rowid IN (…)` by materialising every match of the text (in every website) and
+  // sorting them: ~10 µs a match. LIKE along the ordered index costs ~5 µs a row walked and stops
+  // after a page of matches: cheaper once matches are common (measured in docs/performance.md).
+  pageTextMatchPlan: (matches, pageSize) => (matches >= ROW_CHECK_MIN_PAGES * pageSize ? 'row_check' : 'text_index'),
   forUpdate: (query) => query,
   forShare: (query) => query,
   semiJoin: (column, inner) =>

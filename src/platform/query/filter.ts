@@ -18,7 +18,7 @@
  * must be quoted. The parser is a single left-to-right pass with no backtracking.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { escapeLike, type SqlDialect } from '../db/database.js';
+import { escapeLike, type SqlDialect, type TextMatchPlan } from '../db/database.js';
 import { InvalidArgument } from '../errors.js';
 
 /** How a filterable field's values are typed and compared. */
@@ -452,15 +452,37 @@ export function compileFilter(ast: FilterAst, fields: Record<string, FilterField
   return compileNode(ast, fields, dialect, scope);
 }
 
-/** Parses and compiles `text`, returning the WHERE expression (undefined when empty) and the canonical text page tokens bind to. */
+/** Whether the filter has a contains (`:`) on a string field with a trigram text index, whose plan `textMatch` chooses. */
+function hasIndexedContains(ast: FilterAst, fields: Record<string, FilterField>): boolean {
+  switch (ast.kind) {
+    case 'comparison': {
+      const field = Object.hasOwn(fields, ast.field) ? fields[ast.field] : undefined;
+      return ast.operator === ':' && field?.type === 'string' && !field.has && !field.hasMatchesPrefix && field.textIndexedTable !== undefined;
+    }
+    case 'and':
+    case 'or':
+      return ast.operands.some((o) => hasIndexedContains(o, fields));
+    case 'not':
+      return hasIndexedContains(ast.operand, fields);
+  }
+}
+
+/**
+ * Parses and compiles `text`, returning the WHERE expression (undefined when empty), the canonical
+ * text page tokens bind to, and whether a contains in it can take either `TextMatchPlan`
+ * (`textMatch`, default `text_index`, decides which this compilation uses).
+ */
 export function buildFilter(
   text: string | undefined,
   fields: Record<string, FilterField>,
   dialect: SqlDialect,
   scope: FilterScope = {},
-): { where: Expression<SqlBool> | undefined; canonical: string } {
+  textMatch: TextMatchPlan = 'text_index',
+): { where: Expression<SqlBool> | undefined; canonical: string; indexedContains: boolean } {
   const ast = parseFilter(text ?? '');
-  return { where: ast && compileFilter(ast, fields, dialect, scope), canonical: formatFilter(ast) };
+  const compiling: SqlDialect =
+    textMatch === 'text_index' ? dialect : { ...dialect, containsText: (table, column, value) => dialect.containsText(table, column, value, textMatch) };
+  return { where: ast && compileFilter(ast, fields, compiling, scope), canonical: formatFilter(ast), indexedContains: ast !== undefined && hasIndexedContains(ast, fields) };
 }
 
 /** A value of a row held in memory, as the filter compares it (timestamps in epoch ms). */

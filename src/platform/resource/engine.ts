@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import type { CompiledQuery, Expression, Kysely, SqlBool, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
@@ -34,6 +34,11 @@ export interface ListResult {
 export interface ListQueries {
   page: CompiledQuery;
   count: CompiledQuery;
+}
+
+/** What `list()` knows when it picks the page's SQL: how many rows the filter matches (the total). */
+export interface ListQueryContext {
+  matches?: number;
 }
 
 export interface CreateOptions {
@@ -74,9 +79,10 @@ export interface ResourceService {
   list(ctx: RequestContext, params: Record<string, string>, query: ListQuery): Promise<ListResult>;
   /**
    * The SQL `list()` runs for this request, compiled but not run: the page and the count (checks of
-   * their query plans). Same validation and errors as `list()`.
+   * their query plans). Same validation and errors as `list()`. The page is the one `list()` runs when
+   * the filter matches `known.matches` rows (a contains may change plan with it; unknown: the text index).
    */
-  listQueries(ctx: RequestContext, params: Record<string, string>, query: ListQuery): ListQueries;
+  listQueries(ctx: RequestContext, params: Record<string, string>, query: ListQuery, known?: ListQueryContext): ListQueries;
   get(ctx: RequestContext, params: Record<string, string>): Promise<Resource>;
   create(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: CreateOptions): Promise<{ resource: Resource; created: boolean }>;
   update(ctx: RequestContext, params: Record<string, string>, body: Record<string, unknown>, opts?: UpdateOptions): Promise<{ resource: Resource; created: boolean }>;
@@ -484,22 +490,32 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
     const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
-    const filtered = (db: Kysely<any>) => {
+    const filtered = (db: Kysely<any>, where: Expression<SqlBool> | undefined) => {
       let q = db.selectFrom(decl.table);
       if (decl.table === 'accounts') {
         q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
       } else {
         q = scoped(q, params, collectionParams);
       }
-      return filter.where ? q.where(filter.where) : q;
+      return where ? q.where(where) : q;
     };
-    let page = filtered(database.read).selectAll();
-    if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
-    for (const term of orderTerms(order.columns)) page = page.orderBy(term);
-    page = page.limit(pageSize + 1);
-    if (skip) page = page.offset(skip);
-    const count = filtered(database.count).select((eb) => eb.fn.countAll().as('count'));
-    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: page.compile(), count: count.compile() };
+    const pageWhere = (where: Expression<SqlBool> | undefined) => {
+      let page = filtered(database.read, where).selectAll();
+      if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
+      for (const term of orderTerms(order.columns)) page = page.orderBy(term);
+      page = page.limit(pageSize + 1);
+      if (skip) page = page.offset(skip);
+      return page.compile();
+    };
+    const count = filtered(database.count, filter.where).select((eb) => eb.fn.countAll().as('count'));
+    // A contains the dialect can answer two ways: the page's SQL depends on how many rows match
+    // (`SqlDialect.pageTextMatchPlan`), so `list()` learns the total first and picks.
+    const pageFor =
+      filter.indexedContains && dialect.pageTextMatchPlan
+        ? (matches: number) =>
+            dialect.pageTextMatchPlan!(matches, pageSize) === 'row_check' ? pageWhere(buildFilter(query.filter, filterFields, dialect, params, 'row_check').where) : pageWhere(filter.where)
+        : undefined;
+    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: pageWhere(filter.where), pageFor, count: count.compile() };
   }
 
   return {
@@ -508,13 +524,13 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     toResource: present,
     insert: (ctx, tx, params, body) => insertRow(ctx, tx.trx, tx.afterCommit, params, { ...body }, {}),
 
-    listQueries: (ctx, params, query) => {
-      const { page, count } = compileList(ctx, params, query);
-      return { page, count };
+    listQueries: (ctx, params, query, known) => {
+      const { page, pageFor, count } = compileList(ctx, params, query);
+      return { page: pageFor && known?.matches !== undefined ? pageFor(known.matches) : page, count };
     },
 
     async list(ctx, params, query) {
-      const { pageSize, order, binding, cursor, filterCanonical, page, count } = compileList(ctx, params, query);
+      const { pageSize, order, binding, cursor, filterCanonical, page, pageFor, count } = compileList(ctx, params, query);
       if (!cursor) await checkParent(database.read, params);
 
       // The page and the count go to different connections (PostgreSQL), so a first page costs
@@ -529,7 +545,14 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         deps.listCounts && scope !== undefined
           ? deps.listCounts.count({ table: decl.table, scope, query: `${fillFromParams(decl.collectionPath, params)}\n${filterCanonical}` }, countQuery)
           : countQuery();
-      const [rows, totalSize] = await Promise.all([database.read.executeQuery<Row>(page).then((r) => r.rows), cursor ? cursor.total : counted()]).catch((err) => {
+      const runPage = (query: CompiledQuery) => database.read.executeQuery<Row>(query).then((r) => r.rows);
+      const total = () => (cursor ? Promise.resolve(cursor.total) : counted());
+      const [rows, totalSize] = await (
+        pageFor
+          ? // The total first (the token's, or a count that is usually cached), then the page's plan.
+            total().then(async (matches) => [await runPage(pageFor(matches)), matches] as const)
+          : Promise.all([runPage(page), total()])
+      ).catch((err) => {
         if (dialect.isTimeout(err)) throw new ApiError('DEADLINE_EXCEEDED', 'the list took too long to compute; narrow the filter');
         throw err;
       });
