@@ -58,6 +58,6 @@ export function blogAuthorResource(deps: { resolver: PageResolver }): ResourceDe
         }
       },
     },
-    customMethods: [resolveMethod('author', 'BlogAuthor', deps.resolver, ['display_name', 'bio', 'url_key', 'avatar_media_id', 'user_id'])],
+    customMethods: [resolveMethod('author', 'BlogAuthor', deps.resolver, ['display_name', 'bio', 'url_key', 'avatar_media_id', 'user_id'], Object.keys(AUTHOR_CONTENT_FIELDS))],
   };
 }

@@ -155,7 +155,7 @@ export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: Page
           return { name: resource.name, etag: resource.etag, post_ids: ids };
         },
       },
-      resolveMethod('category', 'BlogCategory', deps.resolver, Object.keys(CATEGORY_CONTENT_FIELDS).concat(['url_key'])),
+      resolveMethod('category', 'BlogCategory', deps.resolver, Object.keys(CATEGORY_CONTENT_FIELDS).concat(['url_key']), Object.keys(CATEGORY_CONTENT_FIELDS)),
     ],
   };
 }

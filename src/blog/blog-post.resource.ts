@@ -267,7 +267,8 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         summary: 'Read a blog post as a view sees it',
         description:
           "Answers the post as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view " +
-          "overlay's `overridden` replaces the post's, with the same resolution as `cms_pages:resolve`; `excerpt` follows the resolved " +
+          "overlay's `overridden` replaces the post's, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): " +
+          'the one resolution of `cms_pages:resolve`. `excerpt` follows the resolved ' +
           '`custom_excerpt`/`content`. `is_visible`: PUBLISHED and visible in the view. A view of another website is INVALID_ARGUMENT. Reads only.',
         access: 'read',
         body: { properties: { view_id: { type: 'string', maxLength: 64, description: "View to read as; default: the website's default view." } } },
@@ -275,7 +276,7 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
           ...Object.fromEntries(Object.keys(POST_CONTENT_FIELDS).map((f) => [f, 'text'])),
           excerpt: 'text', url_key: 'text', state: 'text', publish_time: 'time', feature_image_media_id: 'text', og_image_media_id: 'text', canonical_url: 'text',
           author_ids: 'list', category_ids: 'list', tag_ids: 'list', visible_view_ids: 'list',
-        }),
+        }, Object.keys(POST_CONTENT_FIELDS)),
         async handle(ctx, call) {
           const result = await deps.resolver.resolve(ctx, call.params, call.body);
           for (const f of ['author_ids', 'category_ids', 'tag_ids']) if (result[f] !== undefined) result[f] = dialect.readJson(result[f]);

@@ -40,6 +40,6 @@ export function blogTagResource(deps: { resolver: PageResolver }): ResourceDecl 
         if (!next.url_key) next.url_key = slugOf(next.display_name);
       },
     },
-    customMethods: [resolveMethod('tag', 'BlogTag', deps.resolver, ['display_name', 'description', 'url_key'])],
+    customMethods: [resolveMethod('tag', 'BlogTag', deps.resolver, ['display_name', 'description', 'url_key'], Object.keys(TAG_CONTENT_FIELDS))],
   };
 }

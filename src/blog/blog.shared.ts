@@ -1,5 +1,6 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
+import { fieldSourcesSchema } from '../cms/view-overlays.js';
 
 /**
  * Rights of every blog resource: reading needs `website`, writing `website.blog` (a section of the
@@ -28,13 +29,19 @@ export function deriveExcerpt(html: string | null | undefined): string | undefin
 type Kind = 'text' | 'time' | 'list';
 
 /** Answer schema of a blog `:resolve`: the common header plus the resource's fields by kind. */
-export function resolvedSchema(title: string, description: string, fields: Record<string, Kind>): JsonSchema {
+export function resolvedSchema(title: string, description: string, fields: Record<string, Kind>, overridable: readonly string[]): JsonSchema {
   const text = (d: string): JsonSchema => ({ type: 'string', maxLength: 500_000, description: d });
   const properties: Record<string, JsonSchema> = {
     name: text('The resource read.'),
     id: text('Its id.'),
     view_id: text('The view read as (the default view when none was named).'),
-    overridden_fields: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: 'Fields taken from the view overlay.' },
+    overridden_fields: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', maxLength: 64 },
+      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`).",
+    },
+    field_sources: fieldSourcesSchema(overridable),
     is_visible: { type: 'boolean', description: 'Whether the site shows it in this view.' },
     update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'Latest change of the resource or overlay shown.' },
   };

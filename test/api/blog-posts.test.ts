@@ -182,6 +182,25 @@ describe('blog posts', () => {
     expectInvalid(await call(p.name, 'resolve', { view_id: 'nope' }), 'view_id');
   });
 
+  it('fallback inherited: a view without an overlay of its own shows its fallback chain\'s post overlay; its own overlay wins', async () => {
+    const view = async (locale: string, prefix: string, fallback?: string) =>
+      expectStatus(await t.request('POST', `${base()}/views`, { token: alice.token, body: { display_name: locale, locale, url_prefix: prefix, ...(fallback ? { fallback_view_id: fallback } : {}) } }), 201).id;
+    const de = await view('de', 'fb-de');
+    const at = await view('de-AT', 'fb-at', de);
+    const p = expectStatus(await post({ title: 'English title', content: '<p>English</p>', state: 'PUBLISHED' }), 201);
+    expect((await t.request('PATCH', `${API}/${p.name}/views/${de}?allow_missing=true`, { token: alice.token, body: { title: 'Deutscher Titel', content: '<p>Deutsch</p>' } })).statusCode).toBe(201);
+    const inherited = expectStatus(await call(p.name, 'resolve', { view_id: at }), 200);
+    await expectShape(t, 'ResolveBlogPost', 200, inherited);
+    expect(inherited).toMatchObject({ view_id: at, title: 'Deutscher Titel', content: '<p>Deutsch</p>', excerpt: 'Deutsch', field_sources: { title: `views/${de}`, content: `views/${de}` } });
+    expect((await t.request('PATCH', `${API}/${p.name}/views/${at}?allow_missing=true`, { token: alice.token, body: { title: 'Österreichischer Titel' } })).statusCode).toBe(201);
+    const own = expectStatus(await call(p.name, 'resolve', { view_id: at }), 200);
+    expect(own).toMatchObject({ title: 'Österreichischer Titel', content: '<p>Deutsch</p>', field_sources: { title: `views/${at}`, content: `views/${de}` } });
+    // Categories resolve the same way.
+    const cat = await make('blog_categories', { display_name: 'Bread' });
+    expect((await t.request('PATCH', `${API}/${cat.name}/views/${de}?allow_missing=true`, { token: alice.token, body: { display_name: 'Brot' } })).statusCode).toBe(201);
+    expect(expectStatus(await call(cat.name, 'resolve', { view_id: at }), 200)).toMatchObject({ display_name: 'Brot', field_sources: { display_name: `views/${de}` } });
+  });
+
   it('every content write keeps a revision (newest first, who and when); :restore writes a new one', async () => {
     const p = expectStatus(await post({ title: 'Rev 1', content: '<p>one</p>' }), 201);
     const v2 = expectStatus(await patch(p.name, { title: 'Rev 2', content: '<p>two</p>' }), 200);
