@@ -953,7 +953,7 @@ export interface paths {
         put?: never;
         /**
          * Read a blog author as a view sees it
-         * @description Answers the author as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, with the same resolution as `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
+         * @description Answers the author as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
          *
          *     Requires READ on section `website`.
          */
@@ -1105,7 +1105,7 @@ export interface paths {
         put?: never;
         /**
          * Read a blog category as a view sees it
-         * @description Answers the category as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, with the same resolution as `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
+         * @description Answers the category as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
          *
          *     Requires READ on section `website`.
          */
@@ -1347,7 +1347,7 @@ export interface paths {
         put?: never;
         /**
          * Read a blog post as a view sees it
-         * @description Answers the post as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the post's, with the same resolution as `cms_pages:resolve`; `excerpt` follows the resolved `custom_excerpt`/`content`. `is_visible`: PUBLISHED and visible in the view. A view of another website is INVALID_ARGUMENT. Reads only.
+         * @description Answers the post as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the post's, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. `excerpt` follows the resolved `custom_excerpt`/`content`. `is_visible`: PUBLISHED and visible in the view. A view of another website is INVALID_ARGUMENT. Reads only.
          *
          *     Requires READ on section `website`.
          */
@@ -1499,7 +1499,7 @@ export interface paths {
         put?: never;
         /**
          * Read a blog tag as a view sees it
-         * @description Answers the tag as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, with the same resolution as `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
+         * @description Answers the tag as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
          *
          *     Requires READ on section `website`.
          */
@@ -6970,13 +6970,20 @@ export interface components {
             bio?: string;
             /** @description `display_name`, as the view shows it. */
             display_name?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `bio`. */
+                bio?: string;
+                /** @description Source of `display_name`. */
+                display_name?: string;
+            };
             /** @description Its id. */
             id?: string;
             /** @description Whether the site shows it in this view. */
             is_visible?: boolean;
             /** @description The resource read. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
             overridden_fields?: string[];
             /**
              * Format: date-time
@@ -6999,6 +7006,17 @@ export interface components {
             description?: string;
             /** @description `display_name`, as the view shows it. */
             display_name?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `description`. */
+                description?: string;
+                /** @description Source of `display_name`. */
+                display_name?: string;
+                /** @description Source of `meta_description`. */
+                meta_description?: string;
+                /** @description Source of `meta_title`. */
+                meta_title?: string;
+            };
             /** @description Its id. */
             id?: string;
             /** @description Whether the site shows it in this view. */
@@ -7009,7 +7027,7 @@ export interface components {
             meta_title?: string;
             /** @description The resource read. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
             overridden_fields?: string[];
             /**
              * Format: date-time
@@ -7042,6 +7060,25 @@ export interface components {
             feature_image_alt?: string;
             /** @description `feature_image_media_id`, as the view shows it. */
             feature_image_media_id?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `content`. */
+                content?: string;
+                /** @description Source of `custom_excerpt`. */
+                custom_excerpt?: string;
+                /** @description Source of `feature_image_alt`. */
+                feature_image_alt?: string;
+                /** @description Source of `meta_description`. */
+                meta_description?: string;
+                /** @description Source of `meta_title`. */
+                meta_title?: string;
+                /** @description Source of `og_description`. */
+                og_description?: string;
+                /** @description Source of `og_title`. */
+                og_title?: string;
+                /** @description Source of `title`. */
+                title?: string;
+            };
             /** @description Its id. */
             id?: string;
             /** @description Whether the site shows it in this view. */
@@ -7058,7 +7095,7 @@ export interface components {
             og_image_media_id?: string;
             /** @description `og_title`, as the view shows it. */
             og_title?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
             overridden_fields?: string[];
             /**
              * Format: date-time
@@ -7092,13 +7129,20 @@ export interface components {
             description?: string;
             /** @description `display_name`, as the view shows it. */
             display_name?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `description`. */
+                description?: string;
+                /** @description Source of `display_name`. */
+                display_name?: string;
+            };
             /** @description Its id. */
             id?: string;
             /** @description Whether the site shows it in this view. */
             is_visible?: boolean;
             /** @description The resource read. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
             overridden_fields?: string[];
             /**
              * Format: date-time
