@@ -55,6 +55,27 @@ describe('blog posts', () => {
     expect(custom.excerpt).toBe('Hand written');
   });
 
+  it('a derived excerpt is about 300 characters of text, cut at a word, never inside an entity', async () => {
+    const words = Array.from({ length: 80 }, (_, i) => `w${i}`).join(' &amp; ');
+    const p = expectStatus(await post({ title: 'Long', content: `<p>${words}</p>` }), 201);
+    expect(p.excerpt.length).toBeLessThanOrEqual(301);
+    expect(p.excerpt.endsWith('…')).toBe(true);
+    expect(p.excerpt).not.toMatch(/&[a-z]*…$/);
+    expect(p.excerpt).not.toContain('<');
+  });
+
+  it('validate_only checks a SCHEDULED post without writing it or its Operation', async () => {
+    const count = async () => (await t.fresh.database.db.selectFrom('operations').select('id').where('type', '=', 'PUBLISH_SCHEDULED_BLOG_POST').execute()).length;
+    const before = await count();
+    const res = await t.request('POST', `${base()}/blog_posts?validate_only=true`, {
+      token: alice.token,
+      body: { title: 'Dry run', state: 'SCHEDULED', publish_time: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(res.statusCode).toBe(200);
+    expect(await count()).toBe(before);
+    expectError(await t.request('GET', `${base()}/blog_posts/${res.json().id}`, { token: alice.token }), 404, 'NOT_FOUND');
+  });
+
   it('url_key is unique per website and view scope', async () => {
     expectStatus(await post({ title: 'Dup', url_key: 'same-key' }), 201);
     expectError(await post({ title: 'Dup 2', url_key: 'same-key' }), 409, 'ALREADY_EXISTS');
