@@ -12,6 +12,7 @@ import type { CaseRow, DialectReport, Target } from './report.js';
 import { customersSuite } from './customers.js';
 import { aiSuite } from './ai.js';
 import { listsSuite } from './lists.js';
+import { blogSuite } from './blog.js';
 
 export interface MeasureOptions {
   auth?: boolean;
@@ -61,7 +62,7 @@ export interface BenchSuite {
 }
 
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

@@ -31,11 +31,11 @@ export async function checkOverlaidView(ctx: WriteContext, websiteId: string, vi
  * they are visible in do not overlap (an empty list overlaps every view). Writers of one key are
  * serialised (`lockKey`), so two concurrent creates cannot both pass the check.
  */
-export async function checkUrlKeyFree(ctx: WriteContext, dialect: SqlDialect, row: Row): Promise<void> {
-  await dialect.lockKey(ctx.trx, `cms_pages.url_key|${row.website_id}|${row.url_key}`);
+export async function checkUrlKeyFree(ctx: WriteContext, dialect: SqlDialect, row: Row, table = 'cms_pages', noun = 'page'): Promise<void> {
+  await dialect.lockKey(ctx.trx, `${table}.url_key|${row.website_id}|${row.url_key}`);
   const mine = new Set(dialect.readJson<string[]>(row.visible_view_ids) ?? []);
   const others = await ctx.trx
-    .selectFrom('cms_pages')
+    .selectFrom(table)
     .select(['id', 'visible_view_ids'])
     .where('website_id', '=', row.website_id)
     .where('url_key', '=', row.url_key)
@@ -44,7 +44,7 @@ export async function checkUrlKeyFree(ctx: WriteContext, dialect: SqlDialect, ro
   for (const other of others) {
     const theirs = dialect.readJson<string[]>(other.visible_view_ids) ?? [];
     if (mine.size === 0 || theirs.length === 0 || theirs.some((id) => mine.has(id))) {
-      throw new AlreadyExists(`url_key "${row.url_key}" is used by page ${other.id} in an overlapping set of views`, 'url_key');
+      throw new AlreadyExists(`url_key "${row.url_key}" is used by ${noun} ${other.id} in an overlapping set of views`, 'url_key');
     }
   }
 }

@@ -20,6 +20,8 @@ export interface OverlaySpec {
   /** Which of them hold rich-text HTML (sanitised on write). */
   richText: readonly string[];
   dialect: SqlDialect;
+  /** Rights of the overlays (default: those of pages, `website.content`). */
+  rights?: ResourceDecl['rights'];
 }
 
 /**
@@ -85,7 +87,7 @@ export function overlayResource(spec: OverlaySpec): ResourceDecl {
     defaultOrder: 'create_time asc',
     methods: ['list', 'get', 'update', 'delete'],
     options: { validateOnly: true, allowMissing: true },
-    rights: { read: read('website'), write: write('website.content') },
+    rights: spec.rights ?? { read: read('website'), write: write('website.content') },
     hooks: {
       async beforeCreate(ctx: WriteContext, row: Row) {
         await checkOverlaidView(ctx, row.website_id, row.id);

@@ -213,6 +213,16 @@ async function seedAlice(): Promise<void> {
   const overlay = (url: string) => t.request('PATCH', `${url}/views/${views[0].id}?allow_missing=true`, { token: alice.token, body: { title: 'Overlay' } });
   expectStatus(await overlay(page), 201);
   expectStatus(await overlay(`${site}/cms_blocks/${block.id}`), 201);
+  // The blog: a post with its revision and an overlay of each blog resource.
+  const blogPost = await post(`${site}/blog_posts`, { title: 'Post' });
+  expectStatus(await overlay(`${site}/blog_posts/${blogPost.id}`), 201);
+  const blogOverlay = (url: string, body: unknown) => t.request('PATCH', `${url}/views/${views[0].id}?allow_missing=true`, { token: alice.token, body });
+  const blogCategory = await post(`${site}/blog_categories`, { display_name: 'Category' });
+  expectStatus(await blogOverlay(`${site}/blog_categories/${blogCategory.id}`, { display_name: 'Overlay' }), 201);
+  const blogTag = await post(`${site}/blog_tags`, { display_name: 'Tag' });
+  expectStatus(await blogOverlay(`${site}/blog_tags/${blogTag.id}`, { display_name: 'Overlay' }), 201);
+  const blogAuthor = await post(`${site}/blog_authors`, { display_name: 'Author' });
+  expectStatus(await blogOverlay(`${site}/blog_authors/${blogAuthor.id}`, { display_name: 'Overlay' }), 201);
   // A run on the platform's key (the provider stand-in answers) leaves a usage record and a ledger entry.
   const agent = await createAgent(t, alice);
   const run = await post(`${API}/accounts/${alice.accountId}/ai_executions`, { agent_id: agent.id, input: { variables: { topic: 'bread' } } });

@@ -37,6 +37,9 @@ export interface TestApp {
   signUpProvisioned(overrides?: Partial<{ email: string; password: string; website_name: string }>): Promise<TestUser>;
   /** Polls an Operation until done. */
   waitForOperation(name: string, token: string): Promise<any>;
+  /** Stops the in-process worker (Operations stay queued, as with every worker down) and starts it again. */
+  stopWorker(): Promise<void>;
+  startWorker(): void;
   close(): Promise<void>;
 }
 
@@ -68,7 +71,7 @@ export async function startTestApp(
     await fresh.cleanup();
     throw err;
   }
-  const worker = platform.operations.startWorker({ concurrency: 1, pollMs: 20 });
+  let worker: ReturnType<Platform['operations']['startWorker']> | undefined = platform.operations.startWorker({ concurrency: 1, pollMs: 20 });
   const { app } = platform;
   await app.ready();
 
@@ -119,8 +122,15 @@ export async function startTestApp(
       return user;
     },
     waitForOperation,
+    async stopWorker() {
+      await worker?.stop();
+      worker = undefined;
+    },
+    startWorker() {
+      worker ??= platform.operations.startWorker({ concurrency: 1, pollMs: 20 });
+    },
     async close() {
-      await worker.stop();
+      await worker?.stop();
       await app.close();
       await fresh.cleanup();
     },

@@ -23,6 +23,8 @@ export interface SqlDialect {
   arrayHas(column: string, value: string): RawBuilder<boolean>;
   /** `column` (a JSON array of strings) without every element equal to `value`, as a JSON array. */
   arrayWithout(column: string, value: string): RawBuilder<string>;
+  /** `column` (a JSON array of strings) with `value` appended (callers add only a missing value). */
+  arrayWith(column: string, value: string): RawBuilder<string>;
   /** Number of elements of `column` (a JSON array). */
   arrayLength(column: string): RawBuilder<number>;
   /**
@@ -129,6 +131,7 @@ const sqliteDialect: SqlDialect = {
     sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`,
   arrayWithout: (column, value) =>
     sql<string>`(select json_group_array(json_each.value) from json_each(${sql.ref(column)}) where json_each.value != ${value})`,
+  arrayWith: (column, value) => sql<string>`json_insert(${sql.ref(column)}, '$[#]', ${value})`,
   arrayLength: (column) => sql<number>`json_array_length(${sql.ref(column)})`,
   lockKey: async () => {},
   containsText: (table, column, text, plan = 'text_index') => {
@@ -169,6 +172,7 @@ const postgresDialect: SqlDialect = {
   arrayHas: (column, value) => sql<boolean>`${sql.ref(column)} @> ${JSON.stringify([value])}::jsonb`,
   arrayWithout: (column, value) =>
     sql<string>`(select coalesce(jsonb_agg(e), '[]'::jsonb) from jsonb_array_elements(${sql.ref(column)}) e where e <> to_jsonb(${value}::text))`,
+  arrayWith: (column, value) => sql<string>`(${sql.ref(column)} || jsonb_build_array(${value}::text))`,
   arrayLength: (column) => sql<number>`jsonb_array_length(${sql.ref(column)})`,
   lockKey: async (trx, key) => {
     await sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(trx);

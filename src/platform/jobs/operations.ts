@@ -55,6 +55,8 @@ export interface EnqueueRequest {
   websiteId?: string;
   payload?: Record<string, unknown>;
   step?: string;
+  /** Not before this time (epoch ms; default: now): work due later (a scheduled post) waits in the queue, holding no worker. */
+  runAfter?: number;
 }
 
 /** The Operation resource as the API shows it. */
@@ -322,7 +324,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
           payload: dialect.json(request.payload ?? {}),
           cancel_requested: dialect.bool(false),
           attempt: 0,
-          run_after: now,
+          run_after: Math.max(now, request.runAfter ?? now),
           create_time: now,
           update_time: now,
         })

@@ -1,0 +1,152 @@
+import type { Area, Reference } from '../platform/area.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import { Internal } from '../platform/errors.js';
+import { overlayReference, visibleViewsReference } from '../cms/cms.service.js';
+import { draftPostsOnlyIn } from './blog.repo.js';
+import { overlayResource } from '../cms/overlay.js';
+import { createResolver } from '../cms/resolve.js';
+import { AUTHOR_CONTENT_FIELDS, blogAuthorResource } from './blog-author.resource.js';
+import { blogCategoryResource, CATEGORY_CONTENT_FIELDS } from './blog-category.resource.js';
+import { blogPostResource, POST_CONTENT_FIELDS, PUBLISH_SCHEDULED_POST } from './blog-post.resource.js';
+import { blogPostRevisionResource } from './blog-post-revision.resource.js';
+import { blogTagResource, TAG_CONTENT_FIELDS } from './blog-tag.resource.js';
+import {
+  AUTHOR_LINKS,
+  CATEGORY_LINKS,
+  clearMediaColumn,
+  countLinkedPosts,
+  countMediaColumn,
+  detachFromPosts,
+  publishIfScheduled,
+  scheduleOf,
+  TAG_LINKS,
+  type LinkSpec,
+} from './blog.repo.js';
+import { BLOG_RIGHTS } from './blog.shared.js';
+
+/** The overlaid blog resources: table, collection, path parameter, overridable fields, rich text. */
+const OVERLAID = [
+  { singular: 'BlogPostView', table: 'blog_post_views', parent: 'blog_posts', param: 'blog_post_id', noun: 'blog post', fields: POST_CONTENT_FIELDS, richText: ['content', 'custom_excerpt'] },
+  { singular: 'BlogCategoryView', table: 'blog_category_views', parent: 'blog_categories', param: 'blog_category_id', noun: 'blog category', fields: CATEGORY_CONTENT_FIELDS, richText: [] },
+  { singular: 'BlogTagView', table: 'blog_tag_views', parent: 'blog_tags', param: 'blog_tag_id', noun: 'blog tag', fields: TAG_CONTENT_FIELDS, richText: [] },
+  { singular: 'BlogAuthorView', table: 'blog_author_views', parent: 'blog_authors', param: 'blog_author_id', noun: 'blog author', fields: AUTHOR_CONTENT_FIELDS, richText: [] },
+] as const;
+
+/** Plain (not overlaid) fields each `:resolve` answers as stored. */
+const PLAIN_FIELDS: Record<string, string[]> = {
+  blog_posts: ['url_key', 'state', 'publish_time', 'visible_view_ids', 'author_ids', 'category_ids', 'tag_ids', 'feature_image_media_id', 'og_image_media_id', 'canonical_url'],
+  blog_categories: ['url_key'],
+  blog_tags: ['url_key'],
+  blog_authors: ['url_key', 'avatar_media_id', 'user_id'],
+};
+
+/** Blog: posts (scheduled publishing, revisions), categories (tree), tags and authors, each with per-view overlays. */
+export const blogArea: Area = {
+  name: 'blog',
+  resources: (deps) => {
+    const { dialect } = deps.database;
+    const resolvers = Object.fromEntries(
+      OVERLAID.map((o) => [
+        o.parent,
+        createResolver(deps.database, {
+          table: o.parent,
+          overlayTable: o.table,
+          overlayParent: o.param,
+          param: o.param,
+          collection: o.parent,
+          contentFields: Object.keys(o.fields),
+          plainFields: PLAIN_FIELDS[o.parent],
+        }),
+      ]),
+    );
+    const services = () => deps.services;
+    const post = blogPostResource({ dialect, operations: deps.operations, resolver: resolvers.blog_posts });
+    return [
+      post,
+      blogPostRevisionResource({ database: deps.database, services, post }),
+      blogCategoryResource({ dialect, resolver: resolvers.blog_categories, services }),
+      blogTagResource({ resolver: resolvers.blog_tags }),
+      blogAuthorResource({ resolver: resolvers.blog_authors }),
+      ...OVERLAID.map((o) =>
+        overlayResource({
+          singular: o.singular,
+          table: o.table,
+          parentTable: o.parent,
+          parentCollection: o.parent,
+          parentParam: o.param,
+          noun: o.noun,
+          fields: o.fields,
+          richText: o.richText,
+          dialect,
+          rights: BLOG_RIGHTS,
+        }),
+      ),
+    ];
+  },
+  jobs: (operations, deps) => {
+    operations.register(PUBLISH_SCHEDULED_POST, {
+      async run(op) {
+        const websiteId = op.websiteId;
+        if (!websiteId) throw new Internal('a scheduled publish without a website');
+        const postId = String(op.payload.blog_post_id);
+        const publishTime = Number(op.payload.publish_time);
+        const post = await scheduleOf(deps.database.db, websiteId, postId);
+        // Rescheduled, unpublished, published by hand or deleted since: this Operation has nothing to do.
+        if (!post || post.state !== 'SCHEDULED' || post.publish_time !== publishTime) return { published: false };
+        // Claimed early (clocks of several workers): wait for the time without holding a worker.
+        if (publishTime > Date.now()) op.deferUntil(publishTime);
+        await op.setStep('PUBLISHING');
+        return { published: await publishIfScheduled(deps.database.db, websiteId, postId, publishTime, Date.now()) };
+      },
+    });
+  },
+  references: (deps) => blogReferences(deps.database.dialect),
+};
+
+/** A category, tag or author listed by posts: deleting it removes it from every post, in the Delete's transaction. */
+function linkReference(link: LinkSpec, target: string, dialect: SqlDialect): Reference {
+  return {
+    target,
+    describe: `blog_posts.${link.field}`,
+    count: (db, websiteId, id) => countLinkedPosts(db, websiteId, link, id),
+    detach: (db, websiteId, id, now) => detachFromPosts(db, dialect, websiteId, link, [id], now),
+  };
+}
+
+function mediaReference(table: string, column: string): Reference {
+  return {
+    target: 'media',
+    describe: `${table}.${column}`,
+    count: (db, websiteId, id) => countMediaColumn(db, websiteId, table, column, id),
+    detach: (db, websiteId, id, now) => clearMediaColumn(db, websiteId, table, column, id, now),
+  };
+}
+
+/**
+ * Posts' `visible_view_ids`: the view's id is removed; a post visible in that view alone goes back to
+ * DRAFT first, since an empty list would make it visible in every view.
+ */
+function postViewsReference(dialect: SqlDialect): Reference {
+  const list = visibleViewsReference('blog_posts', dialect, undefined);
+  return {
+    ...list,
+    async detach(db, websiteId, viewId, now) {
+      await draftPostsOnlyIn(db, dialect, websiteId, viewId);
+      await list.detach(db, websiteId, viewId, now);
+    },
+  };
+}
+
+/** Everything the blog keeps that points at other rows: its taxonomy in posts, media, views. */
+export function blogReferences(dialect: SqlDialect): Reference[] {
+  return [
+    linkReference(CATEGORY_LINKS, 'blog_categories', dialect),
+    linkReference(TAG_LINKS, 'blog_tags', dialect),
+    linkReference(AUTHOR_LINKS, 'blog_authors', dialect),
+    mediaReference('blog_posts', 'feature_image_media_id'),
+    mediaReference('blog_posts', 'og_image_media_id'),
+    mediaReference('blog_authors', 'avatar_media_id'),
+    postViewsReference(dialect),
+    ...OVERLAID.map((o) => overlayReference(o.table)),
+  ];
+}

@@ -1,0 +1,276 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { SqlDialect } from '../platform/db/database.js';
+import type { FilterScope } from '../platform/query/filter.js';
+
+/**
+ * SQL of the blog that the resource engine does not write itself: the side tables linking posts to
+ * categories, tags and authors, detaching a deleted one from every post, a category's manual order,
+ * revisions, and the scheduled publish. Every function takes the website id first.
+ */
+
+/** A post list field, the side table that indexes it and that table's column. */
+export interface LinkSpec {
+  field: 'category_ids' | 'tag_ids' | 'author_ids';
+  table: 'blog_post_categories' | 'blog_post_tags' | 'blog_post_authors';
+  column: 'category_id' | 'tag_id' | 'author_id';
+  /** The category side keeps each post's place in the category's manual order. */
+  positioned: boolean;
+}
+
+export const CATEGORY_LINKS: LinkSpec = { field: 'category_ids', table: 'blog_post_categories', column: 'category_id', positioned: true };
+export const TAG_LINKS: LinkSpec = { field: 'tag_ids', table: 'blog_post_tags', column: 'tag_id', positioned: false };
+export const AUTHOR_LINKS: LinkSpec = { field: 'author_ids', table: 'blog_post_authors', column: 'author_id', positioned: false };
+export const LINKS: readonly LinkSpec[] = [CATEGORY_LINKS, TAG_LINKS, AUTHOR_LINKS];
+
+/**
+ * `category_ids:"c"` (and tags, authors) answered from the side table, scoped to the website, as the
+ * dialect's semi-join (like customers' `tags`); for one post it is a primary-key probe.
+ */
+export function linkHas(dialect: SqlDialect, link: LinkSpec): (value: string, scope: FilterScope) => RawBuilder<boolean> {
+  return (value, scope) => {
+    const where = sql<boolean>`${sql.ref(`${link.table}.website_id`)} = ${scope.website_id} and ${sql.ref(`${link.table}.${link.column}`)} = ${value}`;
+    return dialect.semiJoin('blog_posts.id', { table: link.table, column: 'post_id', where });
+  };
+}
+
+/**
+ * Makes the side table hold exactly `ids` for the post: rows of ids no longer listed go, new ones
+ * come (a category's newcomers last in its manual order); rows that stay keep their place.
+ */
+export async function writeLinks(db: Kysely<any>, websiteId: string, postId: string, link: LinkSpec, ids: readonly string[]): Promise<void> {
+  let removal = db.deleteFrom(link.table).where('website_id', '=', websiteId).where('post_id', '=', postId);
+  if (ids.length) removal = removal.where(link.column, 'not in', ids);
+  await removal.execute();
+  if (!ids.length) return;
+  const present = new Set(
+    (await db.selectFrom(link.table).select(link.column).where('website_id', '=', websiteId).where('post_id', '=', postId).execute()).map((r) => r[link.column] as string),
+  );
+  const added = ids.filter((id) => !present.has(id));
+  for (const id of added) {
+    const values: Record<string, unknown> = { website_id: websiteId, post_id: postId, [link.column]: id };
+    if (link.positioned) {
+      const last = await db
+        .selectFrom(link.table)
+        .select((eb) => eb.fn.max('position').as('last'))
+        .where('website_id', '=', websiteId)
+        .where(link.column, '=', id)
+        .executeTakeFirst();
+      values.position = last?.last === null || last?.last === undefined ? 0 : Number(last.last) + 1;
+    }
+    await db.insertInto(link.table).values(values).execute();
+  }
+}
+
+/**
+ * Removes category / tag / author `targetIds` from every post that lists one (the JSON list and its
+ * etag; the side rows go by foreign-key cascade with the target, or are deleted here when `dropRows`).
+ * Reaches the posts through the side table's index, never a JSON scan.
+ */
+export async function detachFromPosts(db: Kysely<any>, dialect: SqlDialect, websiteId: string, link: LinkSpec, targetIds: readonly string[], now: number, dropRows = false): Promise<void> {
+  for (const id of targetIds) {
+    const linked = db.selectFrom(link.table).select('post_id').where('website_id', '=', websiteId).where(link.column, '=', id);
+    await db
+      .updateTable('blog_posts')
+      .set((eb) => ({ [link.field]: dialect.arrayWithout(link.field, id), revision: eb('revision', '+', 1), update_time: now }))
+      .where('website_id', '=', websiteId)
+      .where('id', 'in', linked)
+      .execute();
+    if (dropRows) await db.deleteFrom(link.table).where('website_id', '=', websiteId).where(link.column, '=', id).execute();
+  }
+}
+
+/** How many posts list a category / tag / author. */
+export async function countLinkedPosts(db: Kysely<any>, websiteId: string, link: LinkSpec, targetId: string): Promise<number> {
+  const row = await db
+    .selectFrom(link.table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('website_id', '=', websiteId)
+    .where(link.column, '=', targetId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Ids among `ids` that are posts of the website. */
+export async function existingPostIds(db: Kysely<any>, websiteId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db.selectFrom('blog_posts').select('id').where('website_id', '=', websiteId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id as string));
+}
+
+/**
+ * `:set_posts`: the category holds exactly `postIds`, in that order. Posts leaving lose the category
+ * from `category_ids`, posts joining gain it (last); the side rows are rewritten with their positions.
+ */
+export async function replaceCategoryPosts(db: Kysely<any>, dialect: SqlDialect, websiteId: string, categoryId: string, postIds: readonly string[], now: number): Promise<void> {
+  const link = CATEGORY_LINKS;
+  const current = (await db.selectFrom(link.table).select('post_id').where('website_id', '=', websiteId).where('category_id', '=', categoryId).execute()).map(
+    (r) => r.post_id as string,
+  );
+  const wanted = new Set(postIds);
+  const leaving = current.filter((id) => !wanted.has(id));
+  const had = new Set(current);
+  const joining = postIds.filter((id) => !had.has(id));
+  const bump = (eb: any) => ({ revision: eb('revision', '+', 1), update_time: now });
+  for (const chunk of chunks(leaving, 500)) {
+    await db
+      .updateTable('blog_posts')
+      .set((eb) => ({ category_ids: dialect.arrayWithout('category_ids', categoryId), ...bump(eb) }))
+      .where('website_id', '=', websiteId)
+      .where('id', 'in', chunk)
+      .execute();
+  }
+  for (const chunk of chunks(joining, 500)) {
+    await db
+      .updateTable('blog_posts')
+      .set((eb) => ({ category_ids: dialect.arrayWith('category_ids', categoryId), ...bump(eb) }))
+      .where('website_id', '=', websiteId)
+      .where('id', 'in', chunk)
+      .execute();
+  }
+  await db.deleteFrom(link.table).where('website_id', '=', websiteId).where('category_id', '=', categoryId).execute();
+  const rows = postIds.map((postId, position) => ({ website_id: websiteId, category_id: categoryId, post_id: postId, position }));
+  for (const chunk of chunks(rows, 200)) await db.insertInto(link.table).values(chunk).execute();
+}
+
+/** Post ids of a category in its manual order (at most `limit`). */
+export async function categoryPostIds(db: Kysely<any>, websiteId: string, categoryId: string, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('blog_post_categories')
+    .select('post_id')
+    .where('website_id', '=', websiteId)
+    .where('category_id', '=', categoryId)
+    .orderBy('position')
+    .orderBy('post_id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.post_id as string);
+}
+
+/** Ids of a category and every category below it. */
+export async function subtreeIds(db: Kysely<any>, websiteId: string, path: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('blog_categories')
+    .select('id')
+    .where('website_id', '=', websiteId)
+    .where((eb) => eb.or([eb('path', '=', path), eb.and([eb('path', '>=', `${path}/`), eb('path', '<', `${path}0`)])]))
+    .execute();
+  return rows.map((r) => r.id as string);
+}
+
+/** Whether a category has sub-categories. */
+export async function hasChildCategory(db: Kysely<any>, websiteId: string, categoryId: string): Promise<boolean> {
+  const row = await db.selectFrom('blog_categories').select('id').where('website_id', '=', websiteId).where('parent_id', '=', categoryId).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Keeps a revision of a post and drops the ones beyond the newest `keep`. */
+export async function insertRevision(
+  db: Kysely<any>,
+  dialect: SqlDialect,
+  websiteId: string,
+  rev: { accountId: string; postId: string; postRevision: number; snapshot: Record<string, unknown>; createdBy: string; now: number },
+  keep: number,
+): Promise<void> {
+  await db
+    .insertInto('blog_post_revisions')
+    .values({
+      website_id: websiteId,
+      blog_post_id: rev.postId,
+      id: String(rev.postRevision),
+      account_id: rev.accountId,
+      post_revision: rev.postRevision,
+      snapshot: dialect.json(rev.snapshot),
+      created_by: rev.createdBy,
+      revision: 1,
+      create_time: rev.now,
+      update_time: rev.now,
+    })
+    // A write of the same post revision twice (a retried restore) keeps the first.
+    .onConflict((oc) => oc.columns(['website_id', 'blog_post_id', 'id']).doNothing())
+    .execute();
+  const oldestKept = await db
+    .selectFrom('blog_post_revisions')
+    .select('post_revision')
+    .where('website_id', '=', websiteId)
+    .where('blog_post_id', '=', rev.postId)
+    .orderBy('post_revision', 'desc')
+    .offset(keep - 1)
+    .limit(1)
+    .executeTakeFirst();
+  if (oldestKept) {
+    await db
+      .deleteFrom('blog_post_revisions')
+      .where('website_id', '=', websiteId)
+      .where('blog_post_id', '=', rev.postId)
+      .where('post_revision', '<', Number(oldestKept.post_revision))
+      .execute();
+  }
+}
+
+/**
+ * The scheduled publish: PUBLISHED only while the post is still SCHEDULED for exactly that time, so
+ * a rescheduled, unpublished or deleted post makes an old Operation a no-op, and a run repeated
+ * after a crash changes nothing. Answers whether this call published it.
+ */
+export async function publishIfScheduled(db: Kysely<any>, websiteId: string, postId: string, publishTime: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('blog_posts')
+    .set((eb) => ({ state: 'PUBLISHED', revision: eb('revision', '+', 1), update_time: sql`case when update_time > ${now} then update_time else ${now} end` }))
+    .where('website_id', '=', websiteId)
+    .where('id', '=', postId)
+    .where('state', '=', 'SCHEDULED')
+    .where('publish_time', '=', publishTime)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows ?? 0) > 0;
+}
+
+/** The post's state and time, for the scheduled publish to decide whether it is due. */
+export async function scheduleOf(db: Kysely<any>, websiteId: string, postId: string): Promise<{ state: string; publish_time: number | null } | undefined> {
+  const row = await db.selectFrom('blog_posts').select(['state', 'publish_time']).where('website_id', '=', websiteId).where('id', '=', postId).executeTakeFirst();
+  return row ? { state: row.state, publish_time: row.publish_time === null ? null : Number(row.publish_time) } : undefined;
+}
+
+/** Whether a user is a member of the account (an author's `user_id`). */
+export async function isMember(db: Kysely<any>, accountId: string, userId: string): Promise<boolean> {
+  const row = await db.selectFrom('memberships').select('user_id').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** A media reference in a plain column (a post's feature image, an author's avatar): cleared when the media goes. */
+export async function clearMediaColumn(db: Kysely<any>, websiteId: string, table: string, column: string, mediaId: string, now: number): Promise<void> {
+  await db
+    .updateTable(table)
+    .set((eb) => ({ [column]: null, revision: eb('revision', '+', 1), update_time: now }))
+    .where('website_id', '=', websiteId)
+    .where(column, '=', mediaId)
+    .execute();
+}
+
+export async function countMediaColumn(db: Kysely<any>, websiteId: string, table: string, column: string, mediaId: string): Promise<number> {
+  const row = await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).where(column, '=', mediaId).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Ids among `ids` that are rows of `table` in the website. */
+export async function existingIds(db: Kysely<any>, websiteId: string, table: string, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const rows = await db.selectFrom(table).select('id').where('website_id', '=', websiteId).where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id as string));
+}
+
+/** Posts visible in `viewId` alone become DRAFT (before the view is removed from their lists). */
+export async function draftPostsOnlyIn(db: Kysely<any>, dialect: SqlDialect, websiteId: string, viewId: string): Promise<void> {
+  await db
+    .updateTable('blog_posts')
+    .set({ state: 'DRAFT' })
+    .where('website_id', '=', websiteId)
+    .where(dialect.arrayHas('visible_view_ids', viewId))
+    .where(dialect.arrayLength('visible_view_ids'), '=', 1)
+    .execute();
+}

@@ -1,0 +1,57 @@
+import { read, write } from '../platform/auth/rights.js';
+import type { JsonSchema } from '../platform/resource/schemas.js';
+import { fieldSourcesSchema } from '../cms/view-overlays.js';
+
+/**
+ * Rights of every blog resource: reading needs `website`, writing `website.blog` (a section of the
+ * permission tree below `website`, so whoever writes the website writes the blog).
+ */
+export const BLOG_RIGHTS = { read: read('website'), write: write('website.blog') };
+
+/** Characters of an excerpt derived from the content. */
+export const DERIVED_EXCERPT_LENGTH = 300;
+
+/**
+ * The start of (sanitised) rich text as plain text: tags become spaces, whitespace collapses, cut at
+ * a word near `DERIVED_EXCERPT_LENGTH` with `…`. Entities stay encoded, so the text is safe as HTML.
+ */
+export function deriveExcerpt(html: string | null | undefined): string | undefined {
+  if (!html) return undefined;
+  const text = html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  if (!text) return undefined;
+  if (text.length <= DERIVED_EXCERPT_LENGTH) return text;
+  const cut = text.slice(0, DERIVED_EXCERPT_LENGTH);
+  const atWord = cut.lastIndexOf(' ') > DERIVED_EXCERPT_LENGTH / 2 ? cut.slice(0, cut.lastIndexOf(' ')) : cut;
+  // Never end inside an entity (`&amp;` cut to `&am`).
+  return `${atWord.replace(/&[#a-zA-Z0-9]*$/, '')}…`;
+}
+
+type Kind = 'text' | 'time' | 'list';
+
+/** Answer schema of a blog `:resolve`: the common header plus the resource's fields by kind. */
+export function resolvedSchema(title: string, description: string, fields: Record<string, Kind>, overridable: readonly string[]): JsonSchema {
+  const text = (d: string): JsonSchema => ({ type: 'string', maxLength: 500_000, description: d });
+  const properties: Record<string, JsonSchema> = {
+    name: text('The resource read.'),
+    id: text('Its id.'),
+    view_id: text('The view read as (the default view when none was named).'),
+    overridden_fields: {
+      type: 'array',
+      maxItems: 100,
+      items: { type: 'string', maxLength: 64 },
+      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`).",
+    },
+    field_sources: fieldSourcesSchema(overridable),
+    is_visible: { type: 'boolean', description: 'Whether the site shows it in this view.' },
+    update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'Latest change of the resource or overlay shown.' },
+  };
+  for (const [name, kind] of Object.entries(fields)) {
+    properties[name] =
+      kind === 'list'
+        ? { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 }, description: `\`${name}\` as stored.` }
+        : kind === 'time'
+          ? { type: 'string', format: 'date-time', maxLength: 40, description: `\`${name}\`.` }
+          : text(`\`${name}\`, as the view shows it.`);
+  }
+  return { type: 'object', title, description, properties };
+}
