@@ -13,6 +13,7 @@ import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
+import { profileResource, userResource } from './users/user.resource.js';
 import { createSignupService } from './signup/signup.service.js';
 import { registerSignupRoutes } from './signup/signup.routes.js';
 import { registerOperationRoutes } from './operations/operation.routes.js';
@@ -123,7 +124,7 @@ export async function buildApp(opts: {
     if (closing) reply.header('connection', 'close');
   });
   const operations = createOperations({ database, logger: app.log });
-  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
+  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database });
   const access = createAccessService(database.db);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
   const blobs = opts.blobs ?? blobStoreFromConfig(config);
@@ -183,8 +184,11 @@ export async function buildApp(opts: {
   const onAccountCreate = async (ctx: WriteContext, row: Row) => {
     for (const area of areas) await area.onAccountCreate?.(ctx, row, deps);
   };
+  const users = createUserService({ database, tokens, mail, logger: app.log, services, onMembershipChanged: (accountId, userId) => access.forgetMembership(accountId, userId) });
   const declarations = [
     accountResource(onAccountCreate),
+    userResource({ users, services }),
+    profileResource({ users, services }),
     projectResource,
     websiteResource({ operations, platformDomain: config.platformDomain }),
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
@@ -200,7 +204,6 @@ export async function buildApp(opts: {
   operations.register(PROVISION_WEBSITE, provisioningHandler({ db: database.db, steps: provisioningSteps, websites: () => services.websites }));
   for (const area of areas) area.jobs?.(operations, deps);
 
-  const users = createUserService({ db: database.db, tokens });
   const signup = createSignupService({
     database,
     users,
