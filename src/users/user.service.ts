@@ -299,7 +299,7 @@ export function createUserService(deps: {
       const user = await checkCurrentPassword(ctx.caller.userId, body.current_password, ctx.now);
       if (newEmail === user.email) throw InvalidArgument.field('new_email', 'is already the address of this user');
       const taken = await db.selectFrom('users').select('id').where('email', '=', newEmail).executeTakeFirst();
-      if (taken) throw new AlreadyExists('another user signs in with this address', 'new_email');
+      if (taken) throw new AlreadyExists('new_email: another user signs in with this address', 'new_email');
       await db.transaction().execute(async (trx) => {
         const { token, expireMs } = await mintToken(trx, user.id, 'EMAIL_CHANGE', EMAIL_CHANGE_LIFETIME_MS, ctx.now, newEmail);
         await deps.mail.enqueue(trx, {
@@ -319,7 +319,7 @@ export function createUserService(deps: {
           const claimed = await claimToken(trx, token, 'EMAIL_CHANGE', now);
           const newEmail = claimed.new_email!;
           const taken = await trx.selectFrom('users').select('id').where('email', '=', newEmail).executeTakeFirst();
-          if (taken) throw new AlreadyExists('another user signs in with this address now', 'new_email');
+          if (taken) throw new AlreadyExists('new_email: another user signs in with this address now', 'new_email');
           await trx
             .updateTable('users')
             .set((eb) => ({ email: newEmail, revision: eb('revision', '+', 1), update_time: now }))
@@ -329,7 +329,7 @@ export function createUserService(deps: {
           await trx.deleteFrom('user_tokens').where('user_id', '=', claimed.user_id).where('purpose', '=', 'PASSWORD_RESET').execute();
         });
       } catch (err) {
-        if (dialect.isUniqueViolation(err)) throw new AlreadyExists('another user signs in with this address now', 'new_email');
+        if (dialect.isUniqueViolation(err)) throw new AlreadyExists('new_email: another user signs in with this address now', 'new_email');
         throw err;
       }
     },
