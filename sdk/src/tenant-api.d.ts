@@ -6070,7 +6070,7 @@ export interface components {
             locale?: string;
             /** @description Resource name; the identity. */
             readonly name: string;
-            /** @description IANA time zone (`Europe/Berlin`, `UTC`). */
+            /** @description IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case. */
             time_zone?: string;
             /**
              * Format: date-time
@@ -6088,7 +6088,7 @@ export interface components {
             etag?: string;
             /** @description Preferred language, a BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
             locale?: string | null;
-            /** @description IANA time zone (`Europe/Berlin`, `UTC`). */
+            /** @description IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case. */
             time_zone?: string | null;
         };
         /**

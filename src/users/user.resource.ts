@@ -100,10 +100,10 @@ function canonicalLocale(tag: string): string | undefined {
   }
 }
 
-/** An IANA time zone name `Intl` knows (as given: `Europe/Berlin`, `UTC`), or undefined. */
+/** An IANA time zone name `Intl` knows, in its canonical case (`europe/berlin` → `Europe/Berlin`), or undefined. */
 function knownTimeZone(zone: string): string | undefined {
   try {
-    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone ? zone : undefined;
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
   } catch {
     return undefined;
   }
@@ -139,7 +139,7 @@ export function profileResource(deps: { users: UserService; services: Record<str
     fields: {
       display_name: { type: 'string', description: 'How the user is shown to other members (and named in invitation mails).', maxLength: 255, trim: true, example: 'Ada Lovelace' },
       locale: { type: 'string', description: 'Preferred language, a BCP 47 tag (`en`, `de-CH`), stored in canonical case.', maxLength: 35, trim: true, example: 'en-GB' },
-      time_zone: { type: 'string', description: 'IANA time zone (`Europe/Berlin`, `UTC`).', maxLength: 64, trim: true, example: 'Europe/Berlin' },
+      time_zone: { type: 'string', description: 'IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case.', maxLength: 64, trim: true, example: 'Europe/Berlin' },
       avatar_uri: { type: 'string', description: 'Absolute http(s) URL of the avatar image.', maxLength: 2048, trim: true, example: 'https://cdn.example.com/ada.png' },
     },
     filterable: [],
@@ -155,8 +155,10 @@ export function profileResource(deps: { users: UserService; services: Record<str
           if (canonical) next.locale = canonical;
           else violations.push({ field: 'locale', description: 'is not a BCP 47 language tag' });
         }
-        if (next.time_zone !== null && next.time_zone !== previous.time_zone && !knownTimeZone(next.time_zone)) {
-          violations.push({ field: 'time_zone', description: 'is not an IANA time zone' });
+        if (next.time_zone !== null && next.time_zone !== previous.time_zone) {
+          const zone = knownTimeZone(next.time_zone);
+          if (zone) next.time_zone = zone;
+          else violations.push({ field: 'time_zone', description: 'is not an IANA time zone' });
         }
         if (next.avatar_uri !== null && next.avatar_uri !== previous.avatar_uri) {
           const problem = checkAvatarUri(next.avatar_uri);

@@ -81,10 +81,10 @@ describe('users/{user}/profile', () => {
     await expectShape(t, 'GetUserProfile', 200, body);
   });
 
-  it('updates display_name, locale (canonical BCP 47), time_zone and avatar_uri; the user shows the display name', async () => {
+  it('updates display_name, locale (canonical BCP 47), time_zone (canonical IANA) and avatar_uri; the user shows the display name', async () => {
     const res = await t.request('PATCH', profile(alice.userId), {
       token: alice.token,
-      body: { display_name: '  Alice Admin ', locale: 'de-ch', time_zone: 'Europe/Zurich', avatar_uri: 'https://cdn.example.com/a.png' },
+      body: { display_name: '  Alice Admin ', locale: 'de-ch', time_zone: 'europe/zurich', avatar_uri: 'https://cdn.example.com/a.png' },
     });
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toMatchObject({ display_name: 'Alice Admin', locale: 'de-CH', time_zone: 'Europe/Zurich', avatar_uri: 'https://cdn.example.com/a.png' });
