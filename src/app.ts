@@ -169,6 +169,7 @@ export async function buildApp(opts: {
     }
     return referencesByTarget.get(target) ?? [];
   }
+  const users = createUserService({ database, tokens, mail, logger: app.log, services, onMembershipChanged: (accountId, userId) => access.forgetMembership(accountId, userId) });
   const deps: AreaDeps = {
     config,
     database,
@@ -176,6 +177,7 @@ export async function buildApp(opts: {
     blobs,
     secrets,
     mail,
+    users,
     logger: app.log,
     services,
     areas,
@@ -184,7 +186,6 @@ export async function buildApp(opts: {
   const onAccountCreate = async (ctx: WriteContext, row: Row) => {
     for (const area of areas) await area.onAccountCreate?.(ctx, row, deps);
   };
-  const users = createUserService({ database, tokens, mail, logger: app.log, services, onMembershipChanged: (accountId, userId) => access.forgetMembership(accountId, userId) });
   const declarations = [
     accountResource(onAccountCreate),
     userResource({ users, services }),
