@@ -297,6 +297,16 @@ describe('email change', () => {
     expectError(await post(CONFIRM_EMAIL, { token: expiring }), 400, 'INVALID_ARGUMENT', { field: 'token' });
   });
 
+  it('concurrent double use of one confirmation token: exactly one wins', async () => {
+    const user = await t.signUp();
+    const newEmail = `twice-${Date.now()}@example.com`;
+    await post(`${API}/users/me:change_email`, { new_email: newEmail, current_password: user.password }, { token: user.token });
+    const token = smtp.tokenFrom(await smtp.nextMail(newEmail));
+    const answers = await Promise.all([post(CONFIRM_EMAIL, { token }), post(CONFIRM_EMAIL, { token })]);
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 400]);
+    expect((await me(user.token)).json().email).toBe(newEmail);
+  });
+
   it('a password reset token is no email confirmation token (and the other way round)', async () => {
     const user = await t.signUp();
     const reset = await resetToken(user);

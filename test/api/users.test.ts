@@ -166,6 +166,16 @@ describe('sessions', () => {
     expect((await getMe(await signIn(user))).statusCode).toBe(200);
   });
 
+  it("change_password ends the other sessions at once on another process too, and keeps the caller's there", async () => {
+    const user = await t.signUp();
+    const other = await signIn(user);
+    expect((await getMe(other, otherProcess.app)).statusCode).toBe(200);
+    const res = await t.request('POST', `${API}/users/me:change_password`, { token: user.token, body: { current_password: user.password, new_password: 'changed-pass-5' } });
+    expect(res.statusCode, res.body).toBe(200);
+    expectError((await getMe(other, otherProcess.app)) as never, 401, 'UNAUTHENTICATED');
+    expect((await getMe(user.token, otherProcess.app)).statusCode).toBe(200);
+  });
+
   it('refresh_token keeps the session: ending the session ends the refreshed token too', async () => {
     const user = await t.signUp();
     const token = await signIn(user);
