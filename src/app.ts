@@ -13,6 +13,7 @@ import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
+import { profileResource, userResource } from './users/user.resource.js';
 import { createSignupService } from './signup/signup.service.js';
 import { registerSignupRoutes } from './signup/signup.routes.js';
 import { registerOperationRoutes } from './operations/operation.routes.js';
@@ -30,6 +31,7 @@ import { createRouteContextFactory } from './platform/http/route-context.js';
 import { buildSerializerFactory } from './platform/http/serialization.js';
 import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
+import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
@@ -53,6 +55,8 @@ const ACCESS_ROOTS: Record<string, AccessRoot> = {
 export interface Platform {
   app: FastifyInstance;
   operations: Operations;
+  /** Outgoing mail; servers and `npm run worker` start its worker beside the Operations worker. */
+  mail: Mailer;
   services: Record<string, ResourceService>;
   /** What every area is built from (tests reach real services through it). */
   deps: AreaDeps;
@@ -120,7 +124,7 @@ export async function buildApp(opts: {
     if (closing) reply.header('connection', 'close');
   });
   const operations = createOperations({ database, logger: app.log });
-  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
+  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database });
   const access = createAccessService(database.db);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
   const blobs = opts.blobs ?? blobStoreFromConfig(config);
@@ -151,6 +155,8 @@ export async function buildApp(opts: {
 
   const services: Record<string, ResourceService> = {};
   const secrets = createSecretBox(config.encryptionKey);
+  const mail = createMailer({ database, secrets, logger: app.log, settings: { ...config.mail, adminBaseUrl: config.adminBaseUrl, dataDir: config.dataDir } });
+  app.addHook('onClose', async () => mail.close());
   // Collected on first use: an area's references may need the deps (its SQL dialect).
   let referencesByTarget: Map<string, Reference[]> | undefined;
   function referencesTo(target: string): Reference[] {
@@ -163,12 +169,15 @@ export async function buildApp(opts: {
     }
     return referencesByTarget.get(target) ?? [];
   }
+  const users = createUserService({ database, tokens, mail, logger: app.log, services, onMembershipChanged: (accountId, userId) => access.forgetMembership(accountId, userId) });
   const deps: AreaDeps = {
     config,
     database,
     operations,
     blobs,
     secrets,
+    mail,
+    users,
     logger: app.log,
     services,
     areas,
@@ -179,6 +188,8 @@ export async function buildApp(opts: {
   };
   const declarations = [
     accountResource(onAccountCreate),
+    userResource({ users, services }),
+    profileResource({ users, services }),
     projectResource,
     websiteResource({ operations, platformDomain: config.platformDomain }),
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
@@ -194,7 +205,6 @@ export async function buildApp(opts: {
   operations.register(PROVISION_WEBSITE, provisioningHandler({ db: database.db, steps: provisioningSteps, websites: () => services.websites }));
   for (const area of areas) area.jobs?.(operations, deps);
 
-  const users = createUserService({ db: database.db, tokens });
   const signup = createSignupService({
     database,
     users,
@@ -249,5 +259,5 @@ export async function buildApp(opts: {
     for (const area of areas) await area.engineRoutes?.(engine, surface);
   });
 
-  return { app, operations, services, deps };
+  return { app, operations, mail, services, deps };
 }
