@@ -8,6 +8,7 @@ import * as customers from './2026-11-22-0300-customers.js';
 import * as ai from './2026-11-22-0500-ai.js';
 import * as listIndexes from './2026-11-23-0800-list-indexes.js';
 import * as listVersions from './2026-11-23-0810-list-versions.js';
+import * as access from './2026-11-23-1010-access.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0500-ai': ai,
   '2026-11-23-0800-list-indexes': listIndexes,
   '2026-11-23-0810-list-versions': listVersions,
+  '2026-11-23-1010-access': access,
 };

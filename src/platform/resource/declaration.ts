@@ -224,6 +224,11 @@ export interface ResourceHooks {
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+  /**
+   * Narrow a List to the rows the caller may see beyond its path (a membership limited to some
+   * websites lists only those): `column IN values`. Part of the List's count key too.
+   */
+  listVisible?(ctx: RequestContext): { column: string; values: readonly string[] } | undefined;
 }
 
 /** Where a virtual collection's resources come from (see ResourceDecl.virtual). */

@@ -1,4 +1,4 @@
-import type { CompiledQuery, Kysely, Transaction } from 'kysely';
+import { sql, type CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
@@ -484,8 +484,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
     const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
+    const visible = hooks.listVisible?.(ctx);
     const filtered = (db: Kysely<any>) => {
       let q = db.selectFrom(decl.table);
+      // An empty list of visible ids shows nothing (guard against an empty IN list).
+      if (visible) q = visible.values.length ? q.where(visible.column, 'in', visible.values) : q.where(sql<boolean>`1 = 0`);
       if (decl.table === 'accounts') {
         q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
       } else {
@@ -499,7 +502,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     page = page.limit(pageSize + 1);
     if (skip) page = page.offset(skip);
     const count = filtered(database.count).select((eb) => eb.fn.countAll().as('count'));
-    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: page.compile(), count: count.compile() };
+    const countKey = visible ? `${filter.canonical}\n${visible.column} in ${[...visible.values].sort().join(',')}` : filter.canonical;
+    return { pageSize, order, binding, cursor, filterCanonical: countKey, page: page.compile(), count: count.compile() };
   }
 
   return {
