@@ -185,6 +185,7 @@ export async function buildApp(opts: {
     operations,
     blobs,
     secrets,
+    tokens,
     logger: app.log,
     services,
     areas,

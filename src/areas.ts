@@ -10,6 +10,7 @@ import { navigationArea } from './navigation/navigation.area.js';
 import { customersArea } from './customers/customers.area.js';
 import { aiArea } from './ai/ai.area.js';
 import { aiBillingArea } from './ai-billing/ai-billing.area.js';
+import { accessArea } from './access/access.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -27,4 +28,5 @@ export const areas: readonly Area[] = [
   themeArea,
   aiArea,
   aiBillingArea,
+  accessArea,
 ];

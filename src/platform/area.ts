@@ -8,6 +8,7 @@ import type { ResourceDecl, Row, WriteContext } from './resource/declaration.js'
 import type { ResourceService } from './resource/engine.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { SecretBox } from './crypto.js';
+import type { TokenService } from './auth/tokens.js';
 
 /** What every area is built from: the platform's shared services, passed explicitly. */
 export interface AreaDeps {
@@ -16,6 +17,8 @@ export interface AreaDeps {
   operations: Operations;
   blobs: BlobStore;
   secrets: SecretBox;
+  /** Bearer tokens (issuing one to a user an invitation just created). */
+  tokens: TokenService;
   logger: FastifyBaseLogger;
   /**
    * Every resource service by collection id. Filled once all areas declared their resources, so
