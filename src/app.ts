@@ -31,6 +31,7 @@ import { createRouteContextFactory } from './platform/http/route-context.js';
 import { buildSerializerFactory } from './platform/http/serialization.js';
 import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
+import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
@@ -54,6 +55,8 @@ const ACCESS_ROOTS: Record<string, AccessRoot> = {
 export interface Platform {
   app: FastifyInstance;
   operations: Operations;
+  /** Outgoing mail; servers and `npm run worker` start its worker beside the Operations worker. */
+  mail: Mailer;
   services: Record<string, ResourceService>;
   /** What every area is built from (tests reach real services through it). */
   deps: AreaDeps;
@@ -167,6 +170,8 @@ export async function buildApp(opts: {
 
   const services: Record<string, ResourceService> = {};
   const secrets = createSecretBox(config.encryptionKey);
+  const mail = createMailer({ database, secrets, logger: app.log, settings: { ...config.mail, adminBaseUrl: config.adminBaseUrl, dataDir: config.dataDir } });
+  app.addHook('onClose', async () => mail.close());
   // Collected on first use: an area's references may need the deps (its SQL dialect).
   let referencesByTarget: Map<string, Reference[]> | undefined;
   function referencesTo(target: string): Reference[] {
@@ -186,6 +191,7 @@ export async function buildApp(opts: {
     blobs,
     secrets,
     tokens,
+    mail,
     logger: app.log,
     services,
     areas,
@@ -266,5 +272,5 @@ export async function buildApp(opts: {
     for (const area of areas) await area.engineRoutes?.(engine, surface);
   });
 
-  return { app, operations, services, deps, routeRights };
+  return { app, operations, mail, services, deps, routeRights };
 }

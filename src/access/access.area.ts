@@ -3,7 +3,7 @@ import { createRateLimiter } from '../platform/http/rate-limit.js';
 import { registerAcceptInvitationRoute } from './accept.routes.js';
 import { accountRoleResource } from './account-role.resource.js';
 import { permissionResource, roleResource } from './catalogues.js';
-import { invitationResource, type InvitationMailer } from './invitation.resource.js';
+import { invitationResource } from './invitation.resource.js';
 import { memberResource } from './member.resource.js';
 
 /** Access (SPEC 5.5, issue 12): the permission tree, roles, account roles, members and invitations. */
@@ -13,8 +13,7 @@ export const accessArea: Area = {
     const { dialect } = deps.database;
     // Invitation mails per account: a fixed window of an hour.
     const limiter = createRateLimiter({ limit: deps.config.invitationRateLimit, windowMs: 3600_000 });
-    const mail = () => (deps as { mail?: InvitationMailer }).mail;
-    return [permissionResource, roleResource, accountRoleResource(dialect), memberResource(dialect), invitationResource({ dialect, mail, limiter })];
+    return [permissionResource, roleResource, accountRoleResource(dialect), memberResource(dialect), invitationResource({ dialect, mail: deps.mail, limiter })];
   },
   tenantRoutes: (app, deps) => registerAcceptInvitationRoute(app, deps),
 };

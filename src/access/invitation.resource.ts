@@ -1,4 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
+import type { Mailer } from '../platform/mail/mailer.js';
 import type { AccessScope } from '../platform/auth/context.js';
 import type { Grant } from '../platform/auth/rights.js';
 import { randomToken, tokenHash } from '../platform/crypto.js';
@@ -15,13 +16,6 @@ import { grantsOfRole } from './member.resource.js';
 export const INVITATION_TTL_MS = 7 * 24 * 3600_000;
 const MAX_TTL_MS = 30 * 24 * 3600_000;
 
-/** The outgoing-mail interface the mail module (`platform/mail`) provides. */
-export interface InvitationMailer {
-  enqueue(trx: Kysely<any>, message: { to: string; template: 'invitation'; data: Record<string, string> }): Promise<unknown>;
-  wake(): void;
-  link(path: string, token: string): string;
-}
-
 /** Stored state plus expiry: a PENDING invitation past its expire_time is EXPIRED. */
 export function stateOf(row: Row, now: number): 'PENDING' | 'ACCEPTED' | 'REVOKED' | 'EXPIRED' {
   if (row.state === 'PENDING' && Number(row.expire_time) <= now) return 'EXPIRED';
@@ -36,7 +30,7 @@ const refOfName = (row: Row): RoleRef => parseRole('role', row.role, row.account
  * the mail; the table keeps its SHA-256. `:resend` mints a new token (the old one stops working) and
  * extends the expiry; `:revoke` ends a pending invitation. Accepting is `POST invitations:accept`.
  */
-export const invitationResource = (deps: { dialect: SqlDialect; mail: () => InvitationMailer | undefined; limiter: RateLimiter }): ResourceDecl => {
+export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; limiter: RateLimiter }): ResourceDecl => {
   const { dialect } = deps;
 
   /** Checks role, grants and websites against the tree, the account and the caller's own reach. */
@@ -57,8 +51,7 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: () => Invi
     deps.limiter.hit(`invitations/${row.account_id}`, ctx.now);
     const token = randomToken();
     row.token_hash = tokenHash(token);
-    const mail = deps.mail();
-    if (!mail) return;
+    const { mail } = deps;
     const names = await mailNames(ctx.trx, row, ctx.caller.userId);
     await mail.enqueue(ctx.trx, {
       to: row.email,

@@ -9,6 +9,7 @@ import type { ResourceService } from './resource/engine.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { SecretBox } from './crypto.js';
 import type { TokenService } from './auth/tokens.js';
+import type { Mailer } from './mail/mailer.js';
 
 /** What every area is built from: the platform's shared services, passed explicitly. */
 export interface AreaDeps {
@@ -19,6 +20,8 @@ export interface AreaDeps {
   secrets: SecretBox;
   /** Bearer tokens (issuing one to a user an invitation just created). */
   tokens: TokenService;
+  /** Outgoing mail: `mail.enqueue(trx, …)` in the causing transaction, `afterCommit(() => mail.wake())`. */
+  mail: Mailer;
   logger: FastifyBaseLogger;
   /**
    * Every resource service by collection id. Filled once all areas declared their resources, so

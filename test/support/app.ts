@@ -48,6 +48,8 @@ export async function startTestApp(
     /** Instead of `src/areas.ts`'s list, with `migrate` creating their tables (test/docs/architecture.test.ts). */
     areas?: readonly Area[];
     migrate?: (db: Kysely<any>) => Promise<void>;
+    /** false: no mail worker (a test drives `t.platform.mail` itself). */
+    mailWorker?: boolean;
   } = {},
 ): Promise<TestApp> {
   const fresh = await freshDatabase();
@@ -69,6 +71,7 @@ export async function startTestApp(
     throw err;
   }
   const worker = platform.operations.startWorker({ concurrency: 1, pollMs: 20 });
+  const mailWorker = opts.mailWorker === false ? undefined : platform.mail.startWorker({ concurrency: 1, pollMs: 20 });
   const { app } = platform;
   await app.ready();
 
@@ -121,6 +124,7 @@ export async function startTestApp(
     waitForOperation,
     async close() {
       await worker.stop();
+      await mailWorker?.stop();
       await app.close();
       await fresh.cleanup();
     },
