@@ -115,6 +115,7 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
         behavior: ['IMMUTABLE'],
         maxItems: 100,
         itemMaxLength: 63,
+        default: [],
         refersTo: { table: 'websites', what: 'a website' },
       },
       state: { type: 'enum', values: ['PENDING', 'ACCEPTED', 'REVOKED', 'EXPIRED'], description: 'PENDING, ACCEPTED, REVOKED, or EXPIRED (pending past `expire_time`).', behavior: ['OUTPUT_ONLY'], column: false },

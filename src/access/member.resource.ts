@@ -77,6 +77,7 @@ export const memberResource = (dialect: SqlDialect): ResourceDecl => ({
       description: 'Websites of the account the membership is limited to; empty: every website. Not allowed for administrators, who hold the whole account.',
       maxItems: 100,
       itemMaxLength: 63,
+      default: [],
       refersTo: { table: 'websites', what: 'a website' },
     },
   },
