@@ -2,7 +2,7 @@ import { PERMISSION_SECTIONS, parentSection, sectionLevel } from '../platform/au
 import { BUILT_IN_ROLES, BUILT_IN_ROLE_GRANTS, read, type BuiltInRole } from '../platform/auth/rights.js';
 import { NotFound } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
-import { GRANT_SCHEMA } from './grants.js';
+import { GRANT_SCHEMA, MAX_GRANTS } from './grants.js';
 
 const out = { behavior: ['OUTPUT_ONLY'] as const };
 // The catalogues change only with a release of the platform.
@@ -79,7 +79,7 @@ export const roleResource: ResourceDecl = {
   fields: {
     display_name: { type: 'string', description: 'Label.', ...out },
     description: { type: 'string', description: 'What the role may do.', ...out },
-    grants: { type: 'json', description: 'What the role holds: sections of the permission tree with READ or WRITE.', schema: { type: 'array', items: GRANT_SCHEMA }, ...out },
+    grants: { type: 'json', description: 'What the role holds: sections of the permission tree with READ or WRITE.', schema: { type: 'array', maxItems: MAX_GRANTS, items: GRANT_SCHEMA }, ...out },
   },
   filterable: ['display_name'],
   sortable: ['display_name'],
