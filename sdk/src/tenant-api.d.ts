@@ -720,6 +720,28 @@ export interface paths {
         patch: operations["UpdateMember"];
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/members:leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the account
+         * @description Ends the caller's own membership, whatever the caller holds. The last administrator cannot leave (FAILED_PRECONDITION LAST_ADMINISTRATOR): make another member an administrator first. What the caller wrote stays.
+         *
+         *     Requires membership in the account only.
+         */
+        post: operations["LeaveMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/projects": {
         parameters: {
             query?: never;
@@ -4982,6 +5004,11 @@ export interface components {
             /** @description Websites the membership will be limited to; empty: every website. */
             website_ids?: string[] | null;
         };
+        /**
+         * LeaveAccountResponse
+         * @description The caller is no member of the account any more.
+         */
+        LeaveAccountResponse: Record<string, never>;
         /** @description A page of account_roles. */
         ListAccountRolesResponse: {
             /** @description The page, in the requested order. */
@@ -9045,6 +9072,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    LeaveMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller is no member of the account any more. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveAccountResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -13,7 +13,7 @@ export const accessArea: Area = {
     const { dialect } = deps.database;
     // Invitation mails per account: a fixed window of an hour.
     const limiter = createRateLimiter({ limit: deps.config.invitationRateLimit, windowMs: 3600_000 });
-    return [permissionResource, roleResource, accountRoleResource(dialect), memberResource(dialect), invitationResource({ dialect, mail: deps.mail, limiter })];
+    return [permissionResource, roleResource, accountRoleResource(dialect), memberResource(dialect, () => deps.services), invitationResource({ dialect, mail: deps.mail, limiter })];
   },
   tenantRoutes: (app, deps) => registerAcceptInvitationRoute(app, deps),
 };

@@ -1,5 +1,6 @@
 import type { AccessScope } from '../platform/auth/context.js';
-import type { Grant } from '../platform/auth/rights.js';
+import { anyMember, type Grant } from '../platform/auth/rights.js';
+import type { ResourceService } from '../platform/resource/engine.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument, PermissionDenied } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
@@ -48,7 +49,7 @@ async function keepAnAdministrator(ctx: WriteContext, dialect: SqlDialect, accou
  * limited to. Members join by accepting an invitation; the account's creator is its first
  * administrator.
  */
-export const memberResource = (dialect: SqlDialect): ResourceDecl => ({
+export const memberResource = (dialect: SqlDialect, services: () => Record<string, ResourceService>): ResourceDecl => ({
   collection: 'members',
   singular: 'Member',
   table: 'memberships',
@@ -125,4 +126,21 @@ export const memberResource = (dialect: SqlDialect): ResourceDecl => ({
       if (row.role === 'administrator') await keepAnAdministrator(ctx, dialect, row.account_id, 'removing this member');
     },
   },
+  customMethods: [
+    {
+      verb: 'leave',
+      on: 'collection',
+      summary: 'Leave the account',
+      description:
+        'Ends the caller\'s own membership, whatever the caller holds. The last administrator cannot leave (FAILED_PRECONDITION LAST_ADMINISTRATOR): ' +
+        'make another member an administrator first. What the caller wrote stays.',
+      access: 'write',
+      right: anyMember,
+      response: { title: 'LeaveAccountResponse', type: 'object', description: 'The caller is no member of the account any more.', properties: {}, additionalProperties: false },
+      async handle(ctx, call) {
+        await services()['accounts/{account_id}/members'].delete(ctx, { account_id: call.params.account_id, member_id: ctx.caller.userId });
+        return {};
+      },
+    },
+  ],
 });

@@ -214,6 +214,17 @@ describe('members', () => {
     expectInvalid(await t.request('PATCH', member(limited), { token: alice.token, body: { role: 'roles/administrator' } }), 'website_ids');
   });
 
+  it('any member may leave (members:leave) whatever they hold; the last administrator may not', async () => {
+    const quiet = await t.signUp();
+    await addMember(t, quiet, alice.accountId, { role: 'restricted' });
+    expectError(await t.request('DELETE', member(quiet), { token: quiet.token }), 403, 'PERMISSION_DENIED');
+    expectStatus(await t.request('POST', `${account()}/members:leave`, { token: quiet.token, body: {} }), 200);
+    expectError(await t.request('POST', `${account()}/members:leave`, { token: quiet.token, body: {} }), 404, 'NOT_FOUND');
+    expectError(await t.request('GET', member(quiet), { token: alice.token }), 404, 'NOT_FOUND');
+    const alone = expectError(await t.request('POST', `${account(eve)}/members:leave`, { token: eve.token, body: {} }), 400, 'FAILED_PRECONDITION');
+    expect(JSON.stringify(alone.details)).toContain('LAST_ADMINISTRATOR');
+  });
+
   it("a member of account A touching account B's members answers NOT_FOUND", async () => {
     expectError(await t.request('GET', `${account(eve)}/members/${eve.userId}`, { token: alice.token }), 404, 'NOT_FOUND');
     expectError(await t.request('PATCH', `${account(eve)}/members/${eve.userId}`, { token: alice.token, body: { role: 'roles/editor' } }), 404, 'NOT_FOUND');

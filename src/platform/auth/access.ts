@@ -91,7 +91,8 @@ export function createAccessService(database: Database): AccessService {
       const scope = scopeOf(database, row);
       // A membership limited to some websites does not see the others at all.
       if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw new NotFound(what);
-      if (!holds(scope.grants, right)) {
+      // `anyMember` (section '') asks for the membership only.
+      if (right.section !== '' && !holds(scope.grants, right)) {
         throw new PermissionDenied(`your role does not hold ${right.access} on section ${right.section}`, 'SECTION_NOT_GRANTED');
       }
       return { ...scope, websiteId: root.isWebsite ? id : undefined };

@@ -61,6 +61,12 @@ function checked(section: string, access: Access): Right {
   return { section, access };
 }
 
+/**
+ * The right of routes every member may call whatever they hold (`members:leave`). Only checked for
+ * membership; `''` is no section of the tree.
+ */
+export const anyMember: Right = { section: '', access: 'READ' };
+
 /** Shorthands used in declarations; a section outside the permission tree fails at startup. */
 export const read = (section: string): Right => checked(section, 'READ');
 export const write = (section: string): Right => checked(section, 'WRITE');

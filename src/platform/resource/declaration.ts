@@ -187,6 +187,8 @@ export interface CustomMethodDecl {
   description: string;
   /** Which of the declaration's rights the route needs. */
   access: 'read' | 'write';
+  /** A right of its own instead (`anyMember`: membership in the account is enough, e.g. `members:leave`). */
+  right?: Right;
   /** JSON Schema of the request body (an object; unknown properties are refused). Absent: `{}` or no body. */
   body?: Record<string, unknown>;
   /** JSON Schema of the 200 answer; default: the resource. */
