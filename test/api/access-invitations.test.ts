@@ -1,4 +1,5 @@
 /** Invitations (issue 12, point 5): create sends a mail with a one-time link; accept, revoke, resend; tokens single use; limits. */
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
@@ -12,9 +13,20 @@ let t: TestApp;
 let alice: TestUser;
 let eve: TestUser;
 
+/** Every log line of the app (level info: each request), to show no token or password is ever logged. */
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(...String(chunk).split('\n').filter(Boolean));
+    done();
+  },
+});
+/** Every invitation token the tests received by mail. */
+const tokensSeen: string[] = [];
+
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) });
+  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logStream } as never });
   [alice, eve] = await Promise.all([t.signUp(), t.signUp()]);
 });
 afterAll(async () => {
@@ -31,7 +43,9 @@ const accept = (body: Record<string, unknown>, token?: string) => t.request('POS
 async function invite(by: TestUser, body: Record<string, unknown>): Promise<{ invitation: any; token: string; mailText: string }> {
   const invitation = expectStatus(await t.request('POST', invitations(by), { token: by.token, body: { role: 'roles/editor', ...body } }), 201);
   const mail = await smtp.nextMail(String(body.email));
-  return { invitation, token: smtp.tokenFrom(mail), mailText: mail.text };
+  const token = smtp.tokenFrom(mail);
+  tokensSeen.push(token);
+  return { invitation, token, mailText: mail.text };
 }
 
 describe('invitations', () => {
@@ -203,6 +217,22 @@ describe('invitations', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     // Other accounts are not affected.
     expectStatus(await t.request('POST', invitations(eve), { token: eve.token, body: { email: address(), role: 'roles/editor' } }), 201);
+  });
+
+  it('answers the same for an address that has a user and one that has none (no enumeration through invitations)', async () => {
+    const owner = await t.signUp();
+    const someone = await t.signUp();
+    const known = expectStatus(await t.request('POST', invitations(owner), { token: owner.token, body: { email: someone.email, role: 'roles/editor' } }), 201);
+    const unknown = expectStatus(await t.request('POST', invitations(owner), { token: owner.token, body: { email: address(), role: 'roles/editor' } }), 201);
+    expect(Object.keys(known).sort()).toEqual(Object.keys(unknown).sort());
+    expect(known.state).toBe(unknown.state);
+  });
+
+  it('never logs an invitation token or a password', () => {
+    expect(tokensSeen.length).toBeGreaterThan(5);
+    expect(logLines.length).toBeGreaterThan(50);
+    const leaked = logLines.filter((line) => tokensSeen.some((token) => line.includes(token)) || line.includes('secret-pass-1'));
+    expect(leaked).toEqual([]);
   });
 
   it("answers NOT_FOUND for another tenant's invitations", async () => {
