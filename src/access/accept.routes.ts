@@ -8,7 +8,17 @@ import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { newId } from '../platform/resource/ids.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
-import { invitationByTokenHash, userByEmail } from './access.repo.js';
+import {
+  accountRoleExists,
+  emailOfUser,
+  insertInvitedUser,
+  insertMembership,
+  invitationByTokenHash,
+  isMember,
+  markInvitationAccepted,
+  userByEmail,
+  websitesOf,
+} from './access.repo.js';
 import { parseRole, roleColumns } from './grants.js';
 import { stateOf } from './invitation.resource.js';
 
@@ -81,8 +91,7 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
           let userId: string;
           let created: { id: string; token_version: number } | undefined;
           if (caller) {
-            const user = await trx.selectFrom('users').select(['id', 'email']).where('id', '=', caller.userId).executeTakeFirstOrThrow();
-            if (String(user.email).toLowerCase() !== invitation.email) {
+            if ((await emailOfUser(trx, caller.userId))?.toLowerCase() !== invitation.email) {
               throw new PermissionDenied('the invitation was sent to another address; sign in as the invited user', 'INVITATION_EMAIL_MISMATCH');
             }
             userId = caller.userId;
@@ -93,49 +102,21 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
             if (body.password === undefined) throw InvalidArgument.field('password', 'is required to create the invited user');
             const problem = passwordProblem(body.password);
             if (problem) throw InvalidArgument.field('password', problem);
-            const display = body.display_name?.trim();
             created = { id: newId(now), token_version: 0 };
-            await trx
-              .insertInto('users')
-              .values({ id: created.id, email: invitation.email, password_hash: passwordHash, display_name: display || null, token_version: 0, revision: 1, create_time: now, update_time: now })
-              .execute();
+            await insertInvitedUser(trx, { id: created.id, email: invitation.email, passwordHash: passwordHash!, displayName: body.display_name?.trim() || null }, now);
             userId = created.id;
           }
           const accountId = invitation.account_id as string;
-          if (await trx.selectFrom('memberships').select('id').where('account_id', '=', accountId).where('id', '=', userId).executeTakeFirst()) {
-            throw new AlreadyExists('you already are a member of this account');
-          }
+          if (await isMember(trx, accountId, userId)) throw new AlreadyExists('you already are a member of this account');
           // What the account still has: a deleted account role leaves roles/restricted, deleted websites drop out.
           let role = roleColumns(parseRole('role', invitation.role, accountId));
-          if (role.account_role_id) {
-            const exists = await trx.selectFrom('account_roles').select('id').where('account_id', '=', accountId).where('id', '=', role.account_role_id).executeTakeFirst();
-            if (!exists) role = { role: 'restricted', account_role_id: null };
-          }
+          if (role.account_role_id && !(await accountRoleExists(trx, accountId, role.account_role_id))) role = { role: 'restricted', account_role_id: null };
           const wanted = dialect.readJson<string[]>(invitation.website_ids) ?? [];
-          const websites = wanted.length
-            ? (await trx.selectFrom('websites').select('id').where('account_id', '=', accountId).where('id', 'in', wanted).execute()).map((w) => w.id as string)
-            : [];
+          const websites = await websitesOf(trx, accountId, wanted);
           if (wanted.length && websites.length === 0) throw new FailedPrecondition('INVITATION_WEBSITES_GONE', 'every website of the invitation was deleted');
-          await trx
-            .insertInto('memberships')
-            .values({
-              account_id: accountId,
-              id: userId,
-              user_id: userId,
-              ...role,
-              grants: dialect.json(dialect.readJson(invitation.grants) ?? []),
-              website_ids: dialect.json(websites),
-              revision: 1,
-              create_time: now,
-              update_time: now,
-            })
-            .execute();
-          await trx
-            .updateTable('invitations')
-            .set({ state: 'ACCEPTED', accept_time: now, accepted_user_id: userId, revision: Number(invitation.revision) + 1, update_time: now })
-            .where('account_id', '=', accountId)
-            .where('id', '=', invitation.id)
-            .execute();
+          const grants = dialect.readJson(invitation.grants) ?? [];
+          await insertMembership(trx, dialect, accountId, { userId, role: role.role, accountRoleId: role.account_role_id, grants, websiteIds: websites }, now);
+          await markInvitationAccepted(trx, accountId, { id: invitation.id, revision: invitation.revision }, userId, now);
           return { accountId, userId, created };
         })
         .catch((err) => {

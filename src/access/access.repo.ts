@@ -105,3 +105,82 @@ export async function pendingInvitationOf(trx: Kysely<any>, accountId: string, e
 export async function invitationByTokenHash(trx: Kysely<any>, dialect: SqlDialect, hash: string) {
   return dialect.forUpdate(trx.selectFrom('invitations').selectAll().where('token_hash', '=', hash)).executeTakeFirst();
 }
+
+/** The email of a user (stored lowercase). */
+export async function emailOfUser(trx: Kysely<any>, userId: string): Promise<string | undefined> {
+  const row = await trx.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  return row ? String(row.email) : undefined;
+}
+
+/** Inserts the user an accepted invitation creates (password already hashed). */
+export async function insertInvitedUser(trx: Kysely<any>, user: { id: string; email: string; passwordHash: string; displayName: string | null }, now: number): Promise<void> {
+  await trx
+    .insertInto('users')
+    .values({ id: user.id, email: user.email, password_hash: user.passwordHash, display_name: user.displayName, token_version: 0, revision: 1, create_time: now, update_time: now })
+    .execute();
+}
+
+/** Whether the user is a member of the account. */
+export async function isMember(trx: Kysely<any>, accountId: string, userId: string): Promise<boolean> {
+  return (await trx.selectFrom('memberships').select('id').where('account_id', '=', accountId).where('id', '=', userId).executeTakeFirst()) !== undefined;
+}
+
+/** Whether the account has the account role. */
+export async function accountRoleExists(trx: Kysely<any>, accountId: string, roleId: string): Promise<boolean> {
+  return (await trx.selectFrom('account_roles').select('id').where('account_id', '=', accountId).where('id', '=', roleId).executeTakeFirst()) !== undefined;
+}
+
+/** Those of `ids` that are websites of the account. */
+export async function websitesOf(trx: Kysely<any>, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await trx.selectFrom('websites').select('id').where('account_id', '=', accountId).where('id', 'in', [...ids]).execute()).map((w) => w.id as string);
+}
+
+/** Inserts a membership (the user id is the member id). */
+export async function insertMembership(
+  trx: Kysely<any>,
+  dialect: SqlDialect,
+  accountId: string,
+  m: { userId: string; role: string; accountRoleId: string | null; grants: unknown; websiteIds: readonly string[] },
+  now: number,
+): Promise<void> {
+  await trx
+    .insertInto('memberships')
+    .values({
+      account_id: accountId,
+      id: m.userId,
+      user_id: m.userId,
+      role: m.role,
+      account_role_id: m.accountRoleId,
+      grants: dialect.json(m.grants),
+      website_ids: dialect.json(m.websiteIds),
+      revision: 1,
+      create_time: now,
+      update_time: now,
+    })
+    .execute();
+}
+
+/** Marks an invitation accepted by `userId` (revision + 1). */
+export async function markInvitationAccepted(trx: Kysely<any>, accountId: string, invitation: { id: string; revision: number }, userId: string, now: number): Promise<void> {
+  await trx
+    .updateTable('invitations')
+    .set({ state: 'ACCEPTED', accept_time: now, accepted_user_id: userId, revision: Number(invitation.revision) + 1, update_time: now })
+    .where('account_id', '=', accountId)
+    .where('id', '=', invitation.id)
+    .execute();
+}
+
+/** Names an invitation mail shows: the account, the inviter (display name, else email), an account role's display name. */
+export async function invitationMailNames(trx: Kysely<any>, accountId: string, inviterId: string, accountRoleId: string | undefined) {
+  const account = await trx.selectFrom('accounts').select('display_name').where('id', '=', accountId).executeTakeFirst();
+  const inviter = await trx.selectFrom('users').select(['email', 'display_name']).where('id', '=', inviterId).executeTakeFirst();
+  const role = accountRoleId
+    ? await trx.selectFrom('account_roles').select('display_name').where('account_id', '=', accountId).where('id', '=', accountRoleId).executeTakeFirst()
+    : undefined;
+  return {
+    account: String(account?.display_name ?? ''),
+    inviter: String(inviter?.display_name || inviter?.email || ''),
+    accountRole: role ? String(role.display_name) : undefined,
+  };
+}

@@ -7,7 +7,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { RateLimiter } from '../platform/http/rate-limit.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { lockInvitationAddress, membershipOfEmail, pendingInvitationOf } from './access.repo.js';
+import { invitationMailNames, lockInvitationAddress, membershipOfEmail, pendingInvitationOf } from './access.repo.js';
 import { MEMBERS_RIGHTS } from './account-role.resource.js';
 import { checkGrants, checkNotMoreThanHeld, grantsField, parseRole, type RoleRef } from './grants.js';
 import { grantsOfRole } from './member.resource.js';
@@ -68,15 +68,10 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
   }
 
   async function mailNames(trx: Transaction<any>, row: Row, inviterId: string) {
-    const account = await trx.selectFrom('accounts').select('display_name').where('id', '=', row.account_id).executeTakeFirst();
-    const inviter = await trx.selectFrom('users').select(['email', 'display_name']).where('id', '=', inviterId).executeTakeFirst();
     const ref = refOfName(row);
-    let role = ref.kind === 'built_in' ? ref.role[0].toUpperCase() + ref.role.slice(1) : ref.id;
-    if (ref.kind === 'account_role') {
-      const found = await trx.selectFrom('account_roles').select('display_name').where('account_id', '=', row.account_id).where('id', '=', ref.id).executeTakeFirst();
-      if (found) role = found.display_name;
-    }
-    return { account: String(account?.display_name ?? ''), inviter: String(inviter?.display_name || inviter?.email || ''), role: String(role) };
+    const names = await invitationMailNames(trx, row.account_id, inviterId, ref.kind === 'account_role' ? ref.id : undefined);
+    const role = ref.kind === 'built_in' ? ref.role[0].toUpperCase() + ref.role.slice(1) : (names.accountRole ?? ref.id);
+    return { account: names.account, inviter: names.inviter, role };
   }
 
   return {

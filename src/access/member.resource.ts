@@ -21,7 +21,7 @@ export async function grantsOfRole(ctx: WriteContext, dialect: SqlDialect, accou
 }
 
 /** Refuses a non-administrator's change to a membership that holds more than the caller (before or after). */
-async function checkReach(ctx: WriteContext, dialect: SqlDialect, row: Row, field: string): Promise<void> {
+async function checkReach(ctx: WriteContext, dialect: SqlDialect, row: Row): Promise<void> {
   const caller = ctx.access as AccessScope | undefined;
   if (!caller || caller.administrator) return;
   const role = refOf(row);
@@ -32,7 +32,6 @@ async function checkReach(ctx: WriteContext, dialect: SqlDialect, row: Row, fiel
     grants: dialect.readJson<Grant[]>(row.grants) ?? [],
     websiteIds: dialect.readJson<string[]>(row.website_ids) ?? [],
   });
-  void field;
 }
 
 /** At least one administrator always remains: refuses removing the last one (under the account's administrators lock). */
@@ -101,7 +100,7 @@ export const memberResource = (dialect: SqlDialect, services: () => Record<strin
     },
     async beforeUpdate(ctx, next, previous) {
       // What the member held before must be within the caller's reach too (no demoting those above you).
-      await checkReach(ctx, dialect, previous, 'role');
+      await checkReach(ctx, dialect, previous);
       if (ctx.updatedPaths.includes('role')) {
         const sent = ctx.input.role;
         if (typeof sent !== 'string') throw InvalidArgument.field('role', 'is required and cannot be cleared');
@@ -113,7 +112,7 @@ export const memberResource = (dialect: SqlDialect, services: () => Record<strin
       if (next.role === 'administrator' && (dialect.readJson<string[]>(next.website_ids) ?? []).length > 0) {
         throw InvalidArgument.field('website_ids', 'an administrator holds the whole account and cannot be limited to websites');
       }
-      await checkReach(ctx, dialect, next, 'role');
+      await checkReach(ctx, dialect, next);
       if (previous.role === 'administrator' && next.role !== 'administrator') {
         await keepAnAdministrator(ctx, dialect, previous.account_id, 'demoting this member');
       }
@@ -122,7 +121,7 @@ export const memberResource = (dialect: SqlDialect, services: () => Record<strin
       if (ctx.access && !ctx.access.administrator && row.role === 'administrator') {
         throw new PermissionDenied('only administrators remove administrators', 'ADMINISTRATOR_REQUIRED');
       }
-      await checkReach(ctx, dialect, row, 'member');
+      await checkReach(ctx, dialect, row);
       if (row.role === 'administrator') await keepAnAdministrator(ctx, dialect, row.account_id, 'removing this member');
     },
   },
