@@ -13,6 +13,7 @@ import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
+import { profileResource, userResource } from './users/user.resource.js';
 import { createSignupService } from './signup/signup.service.js';
 import { registerSignupRoutes } from './signup/signup.routes.js';
 import { registerOperationRoutes } from './operations/operation.routes.js';
@@ -139,7 +140,7 @@ export async function buildApp(opts: {
     if (closing) reply.header('connection', 'close');
   });
   const operations = createOperations({ database, logger: app.log });
-  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
+  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database });
   const access = createAccessService(database);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
   const blobs = opts.blobs ?? blobStoreFromConfig(config);
@@ -184,14 +185,16 @@ export async function buildApp(opts: {
     }
     return referencesByTarget.get(target) ?? [];
   }
+  // No onMembershipChanged: access checks read the membership on every request (nothing to forget).
+  const users = createUserService({ database, tokens, mail, logger: app.log, services });
   const deps: AreaDeps = {
     config,
     database,
     operations,
     blobs,
     secrets,
-    tokens,
     mail,
+    users,
     logger: app.log,
     services,
     areas,
@@ -202,6 +205,8 @@ export async function buildApp(opts: {
   };
   const declarations = [
     accountResource(onAccountCreate),
+    userResource({ users, services }),
+    profileResource({ users, services }),
     projectResource,
     websiteResource({ operations, platformDomain: config.platformDomain }),
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
@@ -217,7 +222,6 @@ export async function buildApp(opts: {
   operations.register(PROVISION_WEBSITE, provisioningHandler({ db: database.db, steps: provisioningSteps, websites: () => services.websites }));
   for (const area of areas) area.jobs?.(operations, deps);
 
-  const users = createUserService({ db: database.db, tokens });
   const signup = createSignupService({
     database,
     users,

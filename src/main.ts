@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const { app, operations, mail } = await buildApp({
     config,
     database,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'password', 'api_key', 'signup_token'] },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'password', 'current_password', 'new_password', 'api_key', 'signup_token'] },
   });
   let address: string;
   try {

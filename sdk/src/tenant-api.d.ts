@@ -1056,6 +1056,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a User
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        get: operations["GetUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a UserProfile
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        get: operations["GetUserProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a UserProfile
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        patch: operations["UpdateUserProfile"];
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}/profile:delete_account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the signed-in user
+         * @description Deletes the user with their profile, memberships, sessions (every token stops working) and pending mails' tokens, in one transaction; content they wrote (pages, media, ...) stays with its account. Needs the current password (400 INVALID_ARGUMENT naming `current_password`).
+         *
+         *     Accounts where the user is the **only member** are deleted with them (with their projects and websites). Where the user is the **only administrator and other members exist**, the call is refused with 400 FAILED_PRECONDITION, reason `LAST_ADMINISTRATOR`, its message naming every such account, unless `account_actions` says what to do with each: `DELETE_ACCOUNT` (the account goes, with everything in it) or `TRANSFER` (`new_administrator`, another member as `users/{user}`, becomes administrator). Accounts with another administrator are simply left. An action may name only an account the user administers (else INVALID_ARGUMENT naming it).
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        post: operations["DeleteAccountUserProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}:change_email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the sign-in address (confirmed by mail)
+         * @description Needs the current password (as `:change_password`). Mails a confirmation link (valid 24 hours, one use) to `new_email` and a notice to the current address; the address changes only when the link's token is sent to `users:confirm_email`. A new request replaces an earlier pending one. `new_email` already used by another user answers 409 ALREADY_EXISTS; the current address, 400 INVALID_ARGUMENT.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        post: operations["ChangeEmailUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}:change_password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password
+         * @description Needs the current password (a wrong one answers 400 INVALID_ARGUMENT naming `current_password`, and counts as a failed sign-in: too many answer 429 RESOURCE_EXHAUSTED with RETRY_INFO). The new password follows the sign-up rules (at least 8 characters with a letter and a digit; else INVALID_ARGUMENT naming `new_password`). Every other session of the user ends at once (their tokens answer 401); the caller's token keeps working. A `password_changed` notice is mailed to the user's address.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        post: operations["ChangePasswordUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/users:authenticate": {
         parameters: {
             query?: never;
@@ -1070,6 +1188,26 @@ export interface paths {
          * @description Answers a bearer token. Failed attempts are limited per email and per client address (429 RESOURCE_EXHAUSTED with RETRY_INFO).
          */
         post: operations["AuthenticateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users:confirm_email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a new sign-in address with the mailed token
+         * @description Switches the user's sign-in address to the one `users/{user}:change_email` asked for; sign-in uses the new address from now on. A token that is unknown, tampered with, expired or already used answers 400 INVALID_ARGUMENT naming `token`; an address another user took meanwhile answers 409 ALREADY_EXISTS naming `new_email`. Needs no bearer token: the mailed token is the proof.
+         */
+        post: operations["ConfirmEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1107,9 +1245,49 @@ export interface paths {
         put?: never;
         /**
          * Exchange a valid bearer token for a fresh one
-         * @description The new token has a full lifetime; the old one keeps working until it expires or `users:sign_out_everywhere` is called.
+         * @description The new token has a full lifetime and belongs to the same session; the old one keeps working until it expires or the session ends (`users:sign_out_everywhere`, a password change or reset).
          */
         post: operations["RefreshToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users:request_password_reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password reset link
+         * @description Answers 200 `{}` whether or not a user signs in with `email`, after the same time either way (no account enumeration). When one does, a link (`ADMIN_BASE_URL` + `/reset-password#token=…`) valid 60 minutes and usable once goes to the user's stored address; a newer request replaces the earlier link. Limited to 3 requests per address and 20 per client address in 15 minutes (429 RESOURCE_EXHAUSTED with RETRY_INFO and Retry-After).
+         */
+        post: operations["RequestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users:reset_password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a mailed reset token
+         * @description Sets the password and ends every session of the user (every token answers 401); a `password_changed` notice is mailed. A token that is unknown, tampered with, expired or already used answers 400 INVALID_ARGUMENT naming `token` (one error for all). Of two concurrent calls with one token exactly one succeeds. The new password follows the sign-up rules (INVALID_ARGUMENT naming `new_password`).
+         */
+        post: operations["ResetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1127,7 +1305,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke every token of the signed-in user
-         * @description Raises the user's token version: every token issued before stops working (in other server processes within 5 seconds).
+         * @description Ends every session of the user, this one included: every token issued so far answers 401 from the next request on, on every server process.
          */
         post: operations["SignOutEverywhere"];
         delete?: never;
@@ -3780,6 +3958,25 @@ export interface components {
             /** @description The written settings, in request order. */
             settings: components["schemas"]["ViewSetting"][];
         };
+        ChangeEmailUserRequest: {
+            /** @description The password in use now. */
+            current_password: string;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+            /**
+             * Format: email
+             * @description The new sign-in address.
+             */
+            new_email: string;
+        };
+        ChangePasswordUserRequest: {
+            /** @description The password in use now. */
+            current_password: string;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+            /** @description The new password. */
+            new_password: string;
+        };
         /**
          * @description A reusable piece of content (footer, banner) that themes and pages place by its `identifier`. Per-view overlays live in `cms_blocks/{b}/views`; `:resolve` answers the block as a given view sees it.
          * @example {
@@ -4239,6 +4436,10 @@ export interface components {
             overridden?: string[] | null;
             /** @description Title (the `<h1>`/`<title>` fallback). Shown in this view only while `title` is in `overridden`. */
             title?: string | null;
+        };
+        ConfirmEmailRequest: {
+            /** @description The token of the mailed link (after `#token=`). */
+            token: string;
         };
         /**
          * @description Where the website answers (read-only): its platform hostname `{code}.{PLATFORM_DOMAIN}`, the custom domain written through the setting `general.web.custom_domain`, the DNS record to create (a CNAME from the domain to the platform hostname) and `status`: NOT_CONFIGURED (no custom domain), PENDING_DNS (set; the record was not found yet), CONNECTED (`:verify` found the record), MISCONFIGURED (the domain has a CNAME to somewhere else).
@@ -4789,6 +4990,24 @@ export interface components {
             password?: string | null;
             /** @description Free labels, each 1 to 64 characters, at most 100; duplicates kept once. Filter `tags:"vip"` matches customers holding the tag. */
             tags?: string[] | null;
+        };
+        DeleteAccountUserProfileRequest: {
+            /** @description What happens to each account the user administers alone. */
+            account_actions?: {
+                /** @description The account, as `accounts/{account}`. */
+                account: string;
+                /**
+                 * @description `DELETE_ACCOUNT`: delete it with everything in it; `TRANSFER`: make `new_administrator` an administrator.
+                 * @enum {string}
+                 */
+                action: "DELETE_ACCOUNT" | "TRANSFER";
+                /** @description With `TRANSFER`: another member, as `users/{user}`. */
+                new_administrator?: string;
+            }[];
+            /** @description The password in use now. */
+            current_password: string;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
         };
         /**
          * @description Emails the platform sends on the website’s behalf. One template per kind, created with the website; the id is the kind. `subject`, `body` (HTML) and `text_body` (plain-text alternative) may use the `{{placeholders}}` the kind declares in `placeholders`; an undeclared placeholder, an unclosed `{{`, or a required placeholder missing from a body is INVALID_ARGUMENT naming the field. Templates cannot be created or deleted (Delete answers FAILED_PRECONDITION, reason `EMAIL_TEMPLATE_REQUIRED`). `:render` previews one with sample values.
@@ -6091,6 +6310,19 @@ export interface components {
              */
             type: "REQUEST_INFO";
         };
+        RequestPasswordResetRequest: {
+            /**
+             * Format: email
+             * @description The sign-in address.
+             */
+            email: string;
+        };
+        ResetPasswordRequest: {
+            /** @description At least 8 characters with a letter and a digit. */
+            new_password: string;
+            /** @description The token of the mailed link (after `#token=`). */
+            token: string;
+        };
         ResolveCmsBlockRequest: {
             /** @description View to read as; default: the website's default view. */
             view_id?: string;
@@ -6485,6 +6717,90 @@ export interface components {
             expire_time: string;
             /** @description Bearer JWT for `Authorization: Bearer <token>`. */
             token: string;
+        };
+        /**
+         * @description A person who signs in. Only the signed-in user reaches their own `users/{user}` (alias `users/me`).
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Ada Lovelace",
+         *       "email": "ada@example.com",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mgpkinqqtatt6",
+         *       "name": "users/0j5r8k2mgpkinqqtatt6",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        User: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description The profile's display name (`users/{user}/profile`). */
+            readonly display_name?: string;
+            /** @description Sign-in address (lowercase). Changed with `:change_email` once the new address is confirmed. */
+            readonly email?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /**
+         * @description The signed-in user's profile: display name, locale, time zone, avatar.
+         * @example {
+         *       "avatar_uri": "https://cdn.example.com/ada.png",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Ada Lovelace",
+         *       "etag": "3-mjx8q2k0",
+         *       "locale": "en-GB",
+         *       "name": "users/0j5r8k2mgpkinqqtatt6/profile",
+         *       "time_zone": "Europe/Berlin",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        UserProfile: {
+            /** @description Absolute http(s) URL of the avatar image. */
+            avatar_uri?: string;
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description How the user is shown to other members (and named in invitation mails). */
+            display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Preferred language, a BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
+            locale?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case. */
+            time_zone?: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
+        /** @description Fields of UserProfile to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        UserProfileUpdate: {
+            /** @description Absolute http(s) URL of the avatar image. */
+            avatar_uri?: string | null;
+            /** @description How the user is shown to other members (and named in invitation mails). */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Preferred language, a BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
+            locale?: string | null;
+            /** @description IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case. */
+            time_zone?: string | null;
         };
         /**
          * @description A view of the website: a locale under its own URL prefix, with an optional fallback view whose content shows where this one has none. Pages, blocks and settings carry per-view overlays keyed by the view id.
@@ -6884,6 +7200,8 @@ export interface components {
         Skip: number;
         /** @description Comma-separated top-level field paths; `*` for every writable field. */
         UpdateMask: string;
+        /** @description Id of the user. */
+        UserId: string;
         /** @description Id of the version. */
         Version: string;
         /** @description Id of the view. */
@@ -9869,6 +10187,245 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    GetUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The User. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetUserProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The UserProfile. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserProfile"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateUserProfile: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated UserProfile. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteAccountUserProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteAccountUserProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description No fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ChangeEmailUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeEmailUserRequest"];
+            };
+        };
+        responses: {
+            /** @description No fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ChangePasswordUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordUserRequest"];
+            };
+        };
+        responses: {
+            /** @description No fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     AuthenticateUser: {
         parameters: {
             query?: never;
@@ -9894,6 +10451,35 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ConfirmEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The address is changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -9948,6 +10534,63 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RequestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted (whether or not the address is known). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description The password is set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];

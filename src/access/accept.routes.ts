@@ -1,17 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { Caller } from '../platform/auth/context.js';
-import { hashPassword, passwordProblem } from '../platform/auth/passwords.js';
+import { passwordProblem } from '../platform/auth/passwords.js';
 import { tokenHash } from '../platform/crypto.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../platform/errors.js';
 import type { SurfaceDeps } from '../platform/area.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
-import { newId } from '../platform/resource/ids.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
 import {
   accountRoleExists,
   emailOfUser,
-  insertInvitedUser,
   insertMembership,
   invitationByTokenHash,
   isMember,
@@ -31,7 +29,7 @@ const MEMBERS = 'accounts/{account_id}/members';
  * invitation row, so of two concurrent accepts of one token exactly one wins.
  */
 export function registerAcceptInvitationRoute(app: FastifyInstance, deps: SurfaceDeps): void {
-  const { database, tokens } = deps;
+  const { database, users } = deps;
   const { dialect } = database;
   const members = () => deps.services[MEMBERS];
   const member = resourceSchema(deps.services[MEMBERS].decl);
@@ -77,9 +75,7 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
     handler: async (request) => {
       const now = Date.now();
       const body = request.body as { token: string; password?: string; display_name?: string };
-      const caller: Caller | undefined = request.headers.authorization ? await tokens.authenticate(request.headers.authorization, now) : undefined;
-      // Hashed before the transaction: argon2 must not hold the write lock.
-      const passwordHash = !caller && body.password !== undefined && !passwordProblem(body.password) ? await hashPassword(body.password) : undefined;
+      const caller: Caller | undefined = request.headers.authorization ? (await deps.context.authenticated(request)).caller : undefined;
 
       const joined = await database.db
         .transaction()
@@ -89,7 +85,7 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
           const state = stateOf(invitation, now);
           if (state !== 'PENDING') throw new FailedPrecondition(`INVITATION_${state}`, `the invitation is ${state.toLowerCase()}`);
           let userId: string;
-          let created: { id: string; token_version: number } | undefined;
+          let created = false;
           if (caller) {
             if ((await emailOfUser(trx, caller.userId))?.toLowerCase() !== invitation.email) {
               throw new PermissionDenied('the invitation was sent to another address; sign in as the invited user', 'INVITATION_EMAIL_MISMATCH');
@@ -102,9 +98,10 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
             if (body.password === undefined) throw InvalidArgument.field('password', 'is required to create the invited user');
             const problem = passwordProblem(body.password);
             if (problem) throw InvalidArgument.field('password', problem);
-            created = { id: newId(now), token_version: 0 };
-            await insertInvitedUser(trx, { id: created.id, email: invitation.email, passwordHash: passwordHash!, displayName: body.display_name?.trim() || null }, now);
-            userId = created.id;
+            // The users area's insert: the user with their profile, sign-up's password rules and hashing.
+            const user = await users.insertUser(trx, { email: invitation.email, password: body.password, display_name: body.display_name?.trim() || undefined }, now);
+            userId = user.id;
+            created = true;
           }
           const accountId = invitation.account_id as string;
           if (await isMember(trx, accountId, userId)) throw new AlreadyExists('you already are a member of this account');
@@ -127,8 +124,8 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
       const ctx = { requestId: request.id, caller: { userId: joined.userId }, now };
       const resource = await members().get(ctx, { account_id: joined.accountId, member_id: joined.userId });
       if (!joined.created) return { member: resource };
-      const issued = await tokens.issue(joined.created, now);
-      return { member: resource, token: issued.token, expire_time: new Date(issued.expireMs).toISOString() };
+      const session = await users.startSession(joined.userId, now);
+      return { member: resource, token: session.token, expire_time: session.expire_time };
     },
   });
 }

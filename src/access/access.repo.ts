@@ -112,14 +112,6 @@ export async function emailOfUser(trx: Kysely<any>, userId: string): Promise<str
   return row ? String(row.email) : undefined;
 }
 
-/** Inserts the user an accepted invitation creates (password already hashed). */
-export async function insertInvitedUser(trx: Kysely<any>, user: { id: string; email: string; passwordHash: string; displayName: string | null }, now: number): Promise<void> {
-  await trx
-    .insertInto('users')
-    .values({ id: user.id, email: user.email, password_hash: user.passwordHash, display_name: user.displayName, token_version: 0, revision: 1, create_time: now, update_time: now })
-    .execute();
-}
-
 /** Whether the user is a member of the account. */
 export async function isMember(trx: Kysely<any>, accountId: string, userId: string): Promise<boolean> {
   return (await trx.selectFrom('memberships').select('id').where('account_id', '=', accountId).where('id', '=', userId).executeTakeFirst()) !== undefined;

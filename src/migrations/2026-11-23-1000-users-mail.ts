@@ -1,10 +1,53 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /**
- * Outgoing mail (docs/architecture.md, Outgoing mail): the outbox the mail worker claims from.
- * Not a tenant collection (no API lists it), so no list-version triggers.
+ * The user lifecycle (profiles, sessions, one-time tokens) and outgoing mail (docs/architecture.md,
+ * Outgoing mail): the outbox the mail worker claims from. None of these tables is listed through the
+ * API, so no list-version triggers.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  // The profile singleton `users/{user}/profile`: one row per user, keyed by the user's id.
+  await db.schema
+    .createTable('user_profiles')
+    .addColumn('id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
+    .addColumn('display_name', 'text')
+    .addColumn('locale', 'text')
+    .addColumn('time_zone', 'text')
+    .addColumn('avatar_uri', 'text')
+    .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(1))
+    .addColumn('create_time', 'bigint', (c) => c.notNull())
+    .addColumn('update_time', 'bigint', (c) => c.notNull())
+    .execute();
+  await sql`insert into user_profiles (id, display_name, revision, create_time, update_time)
+    select id, display_name, 1, create_time, update_time from users`.execute(db);
+
+  // One row per sign-in; a bearer token names its session (`sid`) and works while the row exists.
+  await db.schema
+    .createTable('user_sessions')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    // When the newest token of the session expires (refresh moves it); expired rows are purged.
+    .addColumn('expire_time', 'bigint', (c) => c.notNull())
+    .addColumn('create_time', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('user_sessions_user').on('user_sessions').columns(['user_id', 'expire_time']).execute();
+
+  // One-time tokens mailed to users (password reset, email change): only their SHA-256 is kept.
+  await db.schema
+    .createTable('user_tokens')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('user_id', 'text', (c) => c.notNull().references('users.id').onDelete('cascade'))
+    // PASSWORD_RESET or EMAIL_CHANGE.
+    .addColumn('purpose', 'text', (c) => c.notNull())
+    .addColumn('token_hash', 'text', (c) => c.notNull().unique())
+    // EMAIL_CHANGE: the address being confirmed.
+    .addColumn('new_email', 'text')
+    .addColumn('expire_time', 'bigint', (c) => c.notNull())
+    .addColumn('use_time', 'bigint')
+    .addColumn('create_time', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('user_tokens_user').on('user_tokens').columns(['user_id', 'purpose']).execute();
+
   await db.schema
     .createTable('mail_messages')
     .addColumn('id', 'text', (c) => c.primaryKey())

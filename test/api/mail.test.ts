@@ -10,6 +10,8 @@ import { startTestApp, type TestApp } from '../support/app.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { eventually, sleep } from '../support/fixtures-auth.js';
 import { createMailer, type MailMessage } from '../../src/platform/mail/mailer.js';
+import { buildApp, type Platform } from '../../src/app.js';
+import { testDialect } from '../support/databases.js';
 
 const SECRET_TOKEN = 'tok-9f3c1a7e5b2d4c6e8a0b';
 
@@ -280,5 +282,35 @@ describe('outgoing mail: a worker killed after claiming', () => {
       await worker.stop();
       await killed.close();
     }
+  });
+});
+
+describe('outgoing mail: sent by the worker of another process', () => {
+  let smtp: TestSmtp;
+  let server: TestApp;
+  let workerProcess: Platform;
+  let stopWorker: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    // The server sends nothing itself (like WORKER=off); a second platform on the same database plays `npm run worker`.
+    server = await startTestApp({ SMTP_URL: smtp.url }, { mailWorker: false });
+    workerProcess = await buildApp({ config: server.config, database: server.fresh.database });
+    // On PostgreSQL the poll is an hour: only the NOTIFY sent at commit can wake it in time. SQLite has no
+    // such channel: its workers poll.
+    stopWorker = workerProcess.mail.startWorker({ pollMs: testDialect() === 'postgres' ? 3600_000 : 50 }).stop;
+  });
+  afterAll(async () => {
+    await stopWorker?.();
+    await workerProcess?.app.close();
+    await server?.close();
+    await smtp?.close();
+  });
+
+  it('a mail committed by a request on one process is sent by the worker of another, woken at commit on PostgreSQL', async () => {
+    const user = await server.signUp();
+    const res = await server.request('POST', '/tenant-api/v1/users:request_password_reset', { body: { email: user.email } });
+    expect(res.statusCode, res.body).toBe(200);
+    const mail = await smtp.nextMail(user.email);
+    expect(smtp.tokenFrom(mail).length).toBeGreaterThanOrEqual(22);
   });
 });

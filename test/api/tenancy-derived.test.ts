@@ -16,8 +16,11 @@ import { createAgent, waitForRun } from '../support/ai-fixtures.js';
 import { standinEnv, startProviderStandin, type ProviderStandin } from '../support/provider-standin.js';
 import { openApiSampler } from '../support/openapi-sample.js';
 
-/** The access roots of `app.ts` (ACCESS_ROOTS): the first segment pair of a tenant path. */
-const ROOTS: Record<string, string> = { accounts: 'account_id', projects: 'project_id', websites: 'website_id' };
+/**
+ * The access roots of `app.ts` (ACCESS_ROOTS): the first segment pair of a tenant path; and
+ * `users/{user_id}`, the root of a user's own resources (`ownedByCaller`).
+ */
+const ROOTS: Record<string, string> = { accounts: 'account_id', projects: 'project_id', websites: 'website_id', users: 'user_id' };
 const ROOTED = new RegExp(`^${API}/(${Object.keys(ROOTS).join('|')})/\\{(${Object.values(ROOTS).join('|')})\\}`);
 /** Stands in for a child id Alice has none of; shaped like a real id so it passes the path-id check. */
 const NO_SUCH_ID = 'zzzzzzzzzznotthere00';
@@ -181,7 +184,7 @@ beforeAll(async () => {
   bob = await t.signUpProvisioned({ website_name: 'Bob Site' });
   for (const [who, user] of [['alice', alice], ['bob', bob]] as const) {
     const projects = expectStatus(await t.request('GET', `${API}/accounts/${user.accountId}/projects`, { token: user.token }), 200).projects;
-    rootIds[who] = { account_id: user.accountId, project_id: projects[0].id, website_id: user.websiteId };
+    rootIds[who] = { account_id: user.accountId, project_id: projects[0].id, website_id: user.websiteId, user_id: user.userId };
   }
   doc = expectStatus(await t.request('GET', `${API}/openapi.json`), 200);
   ({ deref, sample } = openApiSampler(doc));

@@ -3,6 +3,8 @@ import type { Grant } from './rights.js';
 /** The signed-in user making a request. */
 export interface Caller {
   userId: string;
+  /** The sign-in session the bearer token belongs to (`sid`); ending it ends the token at once. */
+  sessionId?: string;
 }
 
 /** The account (and website) a request reaches, and what the caller holds there. */

@@ -104,6 +104,12 @@ export interface ResourceDecl {
   kind?: 'collection' | 'singleton';
   /** A platform catalogue (no tenant in the path, read-only): its routes need only authentication. */
   catalogue?: boolean;
+  /**
+   * The signed-in user's own resources: the path starts at `users/{user_id}`, where `me` stands for
+   * the caller's id and any other user's id answers NOT_FOUND. No account is involved, so `rights`
+   * are not checked (a signed-in user only); the table holds no `account_id`.
+   */
+  ownedByCaller?: boolean;
   /** Plural snake_case collection id: the path segment, the list field and the `name` segment. */
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */

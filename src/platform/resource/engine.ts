@@ -91,6 +91,12 @@ export interface ResourceService {
    * request create several resources atomically (sign-up: account + project + website).
    */
   insert(ctx: RequestContext, tx: TransactionScope, params: Record<string, string>, body: Record<string, unknown>): Promise<Resource>;
+  /**
+   * Delete inside a transaction the caller owns, with every rule and hook of Delete (references
+   * detached, blobs removed once `tx` commits): lets one request delete several resources
+   * atomically (`:delete_account` and the accounts it takes with it).
+   */
+  remove(ctx: RequestContext, tx: TransactionScope, params: Record<string, string>, opts?: DeleteOptions): Promise<void>;
   /** Loads a row the caller's scope reaches, or throws NOT_FOUND (for custom methods). */
   load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate?: boolean): Promise<Row>;
   toResource(row: Row): Resource;
@@ -319,6 +325,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     }
     for (const fn of pending) await fn();
     return result;
+  }
+
+  async function deleteRow(ctx: RequestContext, trx: Transaction<any>, pending: Array<() => void | Promise<void>>, params: Record<string, string>, opts: DeleteOptions): Promise<void> {
+    const previous = await load(trx, ctx, params, true);
+    await checkIfMatch(trx, opts.ifMatch, previous);
+    await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
+    const afterDelete = await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
+    if (afterDelete) pending.push(afterDelete);
+    await byKey(trx.deleteFrom(decl.table), previous).execute();
+    pending.push(() => deps.onDeleted?.(decl.table, previous.id));
   }
 
   function translateDriverError(err: unknown): unknown {
@@ -665,15 +681,15 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     },
 
     async delete(ctx, params, opts = {}) {
-      await inTransaction(false, async (trx, pending) => {
-        const previous = await load(trx, ctx, params, true);
-        await checkIfMatch(trx, opts.ifMatch, previous);
-        await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
-        const afterDelete = await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
-        if (afterDelete) pending.push(afterDelete);
-        await byKey(trx.deleteFrom(decl.table), previous).execute();
-        pending.push(() => deps.onDeleted?.(decl.table, previous.id));
-      });
+      await inTransaction(false, (trx, pending) => deleteRow(ctx, trx, pending, params, opts));
+    },
+
+    async remove(ctx, tx, params, opts = {}) {
+      try {
+        await deleteRow(ctx, tx.trx, tx.afterCommit, params, opts);
+      } catch (err) {
+        throw translateDriverError(err);
+      }
     },
   };
 }
