@@ -20,6 +20,7 @@ import { registerOperationRoutes } from './operations/operation.routes.js';
 import type { Database } from './platform/db/database.js';
 import { createAccessService, type AccessRoot } from './platform/auth/access.js';
 import { createTokenService } from './platform/auth/tokens.js';
+import type { Right } from './platform/auth/rights.js';
 import { createCaptchaVerifier } from './platform/captcha/captcha.js';
 import { createSecretBox } from './platform/crypto.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, trackRoutes } from './platform/http/errors.js';
@@ -60,6 +61,15 @@ export interface Platform {
   services: Record<string, ResourceService>;
   /** What every area is built from (tests reach real services through it). */
   deps: AreaDeps;
+  /** Every route that declares a right, with that right. */
+  routeRights: readonly RouteRight[];
+}
+
+/** A route and the right it declares. */
+export interface RouteRight {
+  method: string;
+  url: string;
+  right: Right;
 }
 
 /**
@@ -95,6 +105,12 @@ export async function buildApp(opts: {
     return503OnClosing: false,
   });
   const routes = trackRoutes(app, { maxParamLength: MAX_PARAM_LENGTH });
+  // The right every route declares (`config.right`), for the permission tree's checks.
+  const routeRights: RouteRight[] = [];
+  app.addHook('onRoute', (route) => {
+    const right = (route.config as { right?: Right } | undefined)?.right;
+    if (right) for (const method of [route.method].flat()) routeRights.push({ method, url: route.url, right });
+  });
   // Per encapsulated context: each surface's named schemas (platform/http/components.ts) are known to its validators.
   app.setSchemaController({ compilersFactory: { buildValidator: validatorFactory() as never, buildSerializer: buildSerializerFactory as never } });
   // CORS first, so every answer (redirects and errors included) carries its headers.
@@ -125,7 +141,7 @@ export async function buildApp(opts: {
   });
   const operations = createOperations({ database, logger: app.log });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database });
-  const access = createAccessService(database.db);
+  const access = createAccessService(database);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
   const blobs = opts.blobs ?? blobStoreFromConfig(config);
   const engineDeps = {
@@ -169,7 +185,8 @@ export async function buildApp(opts: {
     }
     return referencesByTarget.get(target) ?? [];
   }
-  const users = createUserService({ database, tokens, mail, logger: app.log, services, onMembershipChanged: (accountId, userId) => access.forgetMembership(accountId, userId) });
+  // No onMembershipChanged: access checks read the membership on every request (nothing to forget).
+  const users = createUserService({ database, tokens, mail, logger: app.log, services });
   const deps: AreaDeps = {
     config,
     database,
@@ -259,5 +276,5 @@ export async function buildApp(opts: {
     for (const area of areas) await area.engineRoutes?.(engine, surface);
   });
 
-  return { app, operations, mail, services, deps };
+  return { app, operations, mail, services, deps, routeRights };
 }

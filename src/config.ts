@@ -26,6 +26,8 @@ export interface Config {
   signupRateLimit: number;
   /** Requests per minute per user (token bucket) on the tenant surface; 0 = no limit. */
   tenantRateLimit: number;
+  /** Invitation mails (create and `:resend`) per account and hour; 0 = no limit. */
+  invitationRateLimit: number;
   /** How long SIGTERM waits for in-flight requests and running Operations before closing them. */
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -197,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captcha: { provider, secret: env.CAPTCHA_SECRET ?? 'dev-captcha', verifyUrl: env.CAPTCHA_VERIFY_URL || undefined },
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     tenantRateLimit: env.TENANT_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'TENANT_RATE_LIMIT', 0),
+    invitationRateLimit: env.INVITATION_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'INVITATION_RATE_LIMIT', 30),
     shutdownTimeoutMs: positiveInteger(env, 'SHUTDOWN_TIMEOUT_MS', 20_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),

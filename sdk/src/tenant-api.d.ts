@@ -56,6 +56,62 @@ export interface paths {
         patch: operations["UpdateAccount"];
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/account_roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List account_roles
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         *
+         *     Sortable: create_time, display_name. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
+         */
+        get: operations["ListAccountRoles"];
+        put?: never;
+        /**
+         * Create a AccountRole
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["CreateAccountRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/account_roles/{account_role_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a AccountRole
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account.members`.
+         */
+        get: operations["GetAccountRole"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a AccountRole
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        delete: operations["DeleteAccountRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a AccountRole
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        patch: operations["UpdateAccountRole"];
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/ai_agents": {
         parameters: {
             query?: never;
@@ -518,6 +574,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invitations
+         * @description Invitations to join the account. Create sends a mail with a one-time link (token of 256 random bits, stored hashed, valid until `expire_time`, default 7 days, at most 30). `state`: PENDING, ACCEPTED, REVOKED, or EXPIRED (a pending invitation past `expire_time`). Inviting an address that already is a member, or that has a pending invitation, answers ALREADY_EXISTS naming `email` (use `:resend` or `:revoke`). The inviter cannot offer more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Mails per account are limited (INVITATION_RATE_LIMIT per hour, create and `:resend` alike): beyond, 429 RESOURCE_EXHAUSTED with RETRY_INFO.
+         *
+         *     Sortable: create_time. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
+         */
+        get: operations["ListInvitations"];
+        put?: never;
+        /**
+         * Create a Invitation
+         * @description Invitations to join the account. Create sends a mail with a one-time link (token of 256 random bits, stored hashed, valid until `expire_time`, default 7 days, at most 30). `state`: PENDING, ACCEPTED, REVOKED, or EXPIRED (a pending invitation past `expire_time`). Inviting an address that already is a member, or that has a pending invitation, answers ALREADY_EXISTS naming `email` (use `:resend` or `:revoke`). The inviter cannot offer more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Mails per account are limited (INVITATION_RATE_LIMIT per hour, create and `:resend` alike): beyond, 429 RESOURCE_EXHAUSTED with RETRY_INFO.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["CreateInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Invitation
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account.members`.
+         */
+        get: operations["GetInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}:resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an Invitation again
+         * @description Mints a new token and mails a new link; the previous link stops working. The invitation is valid for 7 days from now again (an EXPIRED one becomes PENDING). FAILED_PRECONDITION (INVITATION_NOT_PENDING) for an accepted or revoked invitation; counts against the account's invitation mail limit (429 RESOURCE_EXHAUSTED).
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["ResendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}:revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an Invitation
+         * @description Ends a pending invitation: its link stops working. FAILED_PRECONDITION (INVITATION_NOT_PENDING) when it was accepted, revoked or expired already.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["RevokeInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Who belongs to the account. A member holds its `role` (`roles/administrator`, `roles/editor`, `roles/restricted` or an account role) plus its own `grants`; with `website_ids` set, the membership reaches only those websites (others answer NOT_FOUND, and Lists of websites leave them out). Members join by accepting an invitation. Guards: the account always keeps an administrator (demoting or removing the last one is FAILED_PRECONDITION LAST_ADMINISTRATOR, also under concurrent requests); only administrators make administrators or change a member holding more than they hold; nobody grants more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Delete removes the membership only: what the member wrote stays. Changes take effect on the member's next request.
+         *
+         *     Sortable: create_time. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
+         */
+        get: operations["ListMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/members/{member_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Member
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account.members`.
+         */
+        get: operations["GetMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Member
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        delete: operations["DeleteMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a Member
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        patch: operations["UpdateMember"];
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/members:leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the account
+         * @description Ends the caller's own membership, whatever the caller holds. The last administrator cannot leave (FAILED_PRECONDITION LAST_ADMINISTRATOR): make another member an administrator first. What the caller wrote stays.
+         *
+         *     Requires membership in the account only.
+         */
+        post: operations["LeaveMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/projects": {
         parameters: {
             query?: never;
@@ -537,7 +761,7 @@ export interface paths {
          * Create a Project
          * @description A group of websites inside an account.
          *
-         *     Requires WRITE on section `account`.
+         *     Requires WRITE on section `account.projects`.
          */
         post: operations["CreateProject"];
         delete?: never;
@@ -630,6 +854,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/invitations:accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Takes the one-time `token` of the invitation mail. With a bearer token: the signed-in user joins, if their email is the invited address (else 403 PERMISSION_DENIED, reason INVITATION_EMAIL_MISMATCH; nothing changes, the invitation stays pending). Without one: when the address has no user yet, the user is created with `password` (same rules as sign-up) and `display_name`, joins, and the answer carries a bearer token; when the address has a user, 400 FAILED_PRECONDITION (reason SIGN_IN_REQUIRED): sign in as that user and accept again. An unknown token (tampered, or replaced by `:resend`) answers 404 NOT_FOUND; an accepted, revoked or expired invitation 400 FAILED_PRECONDITION (INVITATION_ACCEPTED, INVITATION_REVOKED, INVITATION_EXPIRED). A token works once: of concurrent accepts exactly one succeeds. A caller who already is a member gets 409 ALREADY_EXISTS.
+         */
+        post: operations["AcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List permissions
+         * @description The permission tree (read-only platform catalogue): every section a route requires READ or WRITE on. The id is the dotted section (`website.content`). A grant of READ or WRITE on a section covers every section beneath it; WRITE implies READ. Every route of this API names the section it needs in its description; a member whose grants do not reach it gets 403 PERMISSION_DENIED.
+         *
+         *     Sortable: level, display_name. Filterable: parent, level. Default order: `level asc`. Requires a signed-in user only.
+         */
+        get: operations["ListPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/permissions/{permission_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Permission
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires a signed-in user only.
+         */
+        get: operations["GetPermission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/projects/{project_id}": {
         parameters: {
             query?: never;
@@ -646,14 +932,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Project
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         delete: operations["DeleteProject"];
         options?: never;
         head?: never;
         /**
          * Update a Project
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         patch: operations["UpdateProject"];
         trace?: never;
@@ -677,9 +963,51 @@ export interface paths {
          * Create a Website
          * @description A website. Create starts a provisioning Operation; `provisioning_status` is PENDING until it ends (ACTIVE or FAILED).
          *
-         *     Requires WRITE on section `account`.
+         *     Requires WRITE on section `account.projects`.
          */
         post: operations["CreateWebsite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description The built-in roles of every account (read-only): `roles/administrator` (everything), `roles/editor` (reads everything, writes `website` and beneath), `roles/restricted` (only the grants of its membership). Accounts define more in `account_roles`.
+         *
+         *     Sortable: display_name. Filterable: display_name. Default order: `display_name asc`. Requires a signed-in user only.
+         */
+        get: operations["ListRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/roles/{role_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Role
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires a signed-in user only.
+         */
+        get: operations["GetRole"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1002,14 +1330,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Website
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         delete: operations["DeleteWebsite"];
         options?: never;
         head?: never;
         /**
          * Update a Website
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         patch: operations["UpdateWebsite"];
         trace?: never;
@@ -1025,7 +1353,7 @@ export interface paths {
          * List cms_blocks
          * @description A reusable piece of content (footer, banner) that themes and pages place by its `identifier`. Per-view overlays live in `cms_blocks/{b}/views`; `:resolve` answers the block as a given view sees it.
          *
-         *     Sortable: create_time, update_time, title, identifier. Filterable: create_time, update_time, is_active, title, identifier, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time, title, identifier. Filterable: create_time, update_time, is_active, title, identifier, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsBlocks"];
         put?: never;
@@ -1051,7 +1379,7 @@ export interface paths {
         };
         /**
          * Get a CmsBlock
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsBlock"];
         put?: never;
@@ -1081,7 +1409,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a block: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, content.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsBlockViews"];
         put?: never;
@@ -1101,7 +1429,7 @@ export interface paths {
         };
         /**
          * Get a CmsBlockView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsBlockView"];
         put?: never;
@@ -1133,7 +1461,7 @@ export interface paths {
          * Read a block as a view sees it
          * @description Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the block's. `is_visible` says whether the site shows it there. A view of another website is INVALID_ARGUMENT. Reads only; one indexed query.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.content`.
          */
         post: operations["ResolveCmsBlock"];
         delete?: never;
@@ -1153,7 +1481,7 @@ export interface paths {
          * List cms_pages
          * @description A content page of the website, addressed on the site by `url_key` under each view it is visible in. Per-view overlays live in `cms_pages/{p}/views`, customer-group versions in `cms_pages/{p}/groups`; `:resolve` answers the page as a given view and customer group see it.
          *
-         *     Sortable: create_time, update_time, title, url_key. Filterable: create_time, update_time, is_active, title, url_key, meta_robots, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time, title, url_key. Filterable: create_time, update_time, is_active, title, url_key, meta_robots, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsPages"];
         put?: never;
@@ -1179,7 +1507,7 @@ export interface paths {
         };
         /**
          * Get a CmsPage
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsPage"];
         put?: never;
@@ -1209,7 +1537,7 @@ export interface paths {
          * List groups
          * @description A customer-group version of a page: what members of the named customer groups read instead of the page. When several versions match a visitor, the highest `priority` wins (ties: the older one); visitors in none of the groups read the page. The fields a version sets replace the page's; `url_key`, `is_active` and the page's own `visible_view_ids` stay the page's. `cms_pages/{p}:resolve` with `customer_group_id` reads the page as a group sees it.
          *
-         *     Sortable: priority, create_time. Filterable: create_time, update_time, priority, is_active, customer_group_ids, visible_view_ids. Default order: `priority desc`. Requires READ on section `website`.
+         *     Sortable: priority, create_time. Filterable: create_time, update_time, priority, is_active, customer_group_ids, visible_view_ids. Default order: `priority desc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsPageGroups"];
         put?: never;
@@ -1235,7 +1563,7 @@ export interface paths {
         };
         /**
          * Get a CmsPageGroup
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsPageGroup"];
         put?: never;
@@ -1265,7 +1593,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a page: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, content_heading, content, meta_title, meta_description, meta_keywords.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsPageViews"];
         put?: never;
@@ -1285,7 +1613,7 @@ export interface paths {
         };
         /**
          * Get a CmsPageView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsPageView"];
         put?: never;
@@ -1317,7 +1645,7 @@ export interface paths {
          * Read a page as a view and a customer group see it
          * @description Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the website's default view) applies that view's overlay: each field listed in its `overridden` replaces the page's. `customer_group_id` applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of another website is INVALID_ARGUMENT. Two prepared, indexed queries.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.content`.
          */
         post: operations["ResolveCmsPage"];
         delete?: never;
@@ -1335,7 +1663,7 @@ export interface paths {
         };
         /**
          * Get a CustomDomain
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
          */
         get: operations["GetCustomDomain"];
         put?: never;
@@ -1361,7 +1689,7 @@ export interface paths {
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.settings`.
          */
         post: operations["VerifyCustomDomain"];
         delete?: never;
@@ -1653,7 +1981,7 @@ export interface paths {
          * List email_templates
          * @description Emails the platform sends on the website’s behalf. One template per kind, created with the website; the id is the kind. `subject`, `body` (HTML) and `text_body` (plain-text alternative) may use the `{{placeholders}}` the kind declares in `placeholders`; an undeclared placeholder, an unclosed `{{`, or a required placeholder missing from a body is INVALID_ARGUMENT naming the field. Templates cannot be created or deleted (Delete answers FAILED_PRECONDITION, reason `EMAIL_TEMPLATE_REQUIRED`). `:render` previews one with sample values.
          *
-         *     Sortable: kind, update_time. Filterable: kind, update_time. Default order: `kind asc`. Requires READ on section `website`.
+         *     Sortable: kind, update_time. Filterable: kind, update_time. Default order: `kind asc`. Requires READ on section `website.settings`.
          */
         get: operations["ListEmailTemplates"];
         put?: never;
@@ -1673,21 +2001,21 @@ export interface paths {
         };
         /**
          * Get a EmailTemplate
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
          */
         get: operations["GetEmailTemplate"];
         put?: never;
         post?: never;
         /**
          * Delete a EmailTemplate
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.settings`.
          */
         delete: operations["DeleteEmailTemplate"];
         options?: never;
         head?: never;
         /**
          * Update a EmailTemplate
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.settings`.
          */
         patch: operations["UpdateEmailTemplate"];
         trace?: never;
@@ -1705,7 +2033,7 @@ export interface paths {
          * Preview an email template
          * @description Fills the template’s placeholders: `values` first, each placeholder’s `sample_value` for the rest. `subject`, `body` and `text_body` in the request preview unsaved text instead of the stored one (checked like an Update). Values are HTML-escaped in `body`; line breaks are dropped from `subject`. A value for a placeholder the kind does not declare is INVALID_ARGUMENT on `values.<name>`. Writes nothing.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.settings`.
          */
         post: operations["RenderEmailTemplate"];
         delete?: never;
@@ -1725,7 +2053,7 @@ export interface paths {
          * List media
          * @description A file of the website's media library. Uploaded with `POST .../media` as `multipart/form-data` (the file in the part `file`; `alt_text`, `title`, `folder_id` as plain parts); served publicly, transformed on the fly, at `url`.
          *
-         *     Sortable: create_time, filename, folder_id, is_image, mime_type, original_filename. Filterable: alt_text, create_time, filename, folder_id, is_image, mime_type, original_filename, title. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: create_time, filename, folder_id, is_image, mime_type, original_filename. Filterable: alt_text, create_time, filename, folder_id, is_image, mime_type, original_filename, title. Default order: `create_time desc`. Requires READ on section `website.media`.
          */
         get: operations["ListMedia"];
         put?: never;
@@ -1749,21 +2077,21 @@ export interface paths {
         };
         /**
          * Get a Media
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.media`.
          */
         get: operations["GetMedia"];
         put?: never;
         post?: never;
         /**
          * Delete a Media
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         delete: operations["DeleteMedia"];
         options?: never;
         head?: never;
         /**
          * Update a Media
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         patch: operations["UpdateMedia"];
         trace?: never;
@@ -1781,7 +2109,7 @@ export interface paths {
          * Sign the public URL of one variant of a Media
          * @description Answers `{url}`: the public read of this media with the given transform parameters in canonical order and their `sig` (HMAC over the website id, media id and parameters under the platform key `MEDIA_SIGNING_SECRET`). A website whose setting `media.transforms.require_signature` is true serves variants only for such URLs; the original needs none. The parameters are checked as the public read checks them (INVALID_ARGUMENT naming the field): ranges, `crop` needs `w` and `h`, images only, enlargements within `MEDIA_MAX_ENLARGED_PIXELS`. A signature does not expire; it stops working when the key changes.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.media`.
          */
         post: operations["SignTransformMedia"];
         delete?: never;
@@ -1801,7 +2129,7 @@ export interface paths {
          * List media_folders
          * @description A folder of the media library. `parent_id` is set on create and changed only by `:move`, which also rewrites `path`, `level` and `sort_order` of the folder and its whole subtree. Delete of a folder holding folders or media answers FAILED_PRECONDITION (`FOLDER_NOT_EMPTY`) unless `force=true`, which deletes the subtree and its media.
          *
-         *     Sortable: display_name, level, parent_id, path, sort_order. Filterable: display_name, level, parent_id, path. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: display_name, level, parent_id, path, sort_order. Filterable: display_name, level, parent_id, path. Default order: `path asc`. Requires READ on section `website.media`.
          */
         get: operations["ListMediaFolders"];
         put?: never;
@@ -1809,7 +2137,7 @@ export interface paths {
          * Create a MediaFolder
          * @description A folder of the media library. `parent_id` is set on create and changed only by `:move`, which also rewrites `path`, `level` and `sort_order` of the folder and its whole subtree. Delete of a folder holding folders or media answers FAILED_PRECONDITION (`FOLDER_NOT_EMPTY`) unless `force=true`, which deletes the subtree and its media.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.media`.
          */
         post: operations["CreateMediaFolder"];
         delete?: never;
@@ -1827,21 +2155,21 @@ export interface paths {
         };
         /**
          * Get a MediaFolder
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.media`.
          */
         get: operations["GetMediaFolder"];
         put?: never;
         post?: never;
         /**
          * Delete a MediaFolder
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         delete: operations["DeleteMediaFolder"];
         options?: never;
         head?: never;
         /**
          * Update a MediaFolder
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         patch: operations["UpdateMediaFolder"];
         trace?: never;
@@ -1861,7 +2189,7 @@ export interface paths {
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.media`.
          */
         post: operations["MoveMediaFolder"];
         delete?: never;
@@ -1881,7 +2209,7 @@ export interface paths {
          * List navigation_menus
          * @description A navigation menu (main menu, footer links). Its entries are `navigation_menus/{m}/items`, a tree ordered with `:move`. Every website gets the menu `main` (identifier `main`) at provisioning. Delete removes the menu with its items.
          *
-         *     Sortable: create_time, display_name. Filterable: create_time, update_time, display_name, identifier, visible_view_ids. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name. Filterable: create_time, update_time, display_name, identifier, visible_view_ids. Default order: `create_time asc`. Requires READ on section `website.navigation`.
          */
         get: operations["ListNavigationMenus"];
         put?: never;
@@ -1907,7 +2235,7 @@ export interface paths {
         };
         /**
          * Get a NavigationMenu
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.navigation`.
          */
         get: operations["GetNavigationMenu"];
         put?: never;
@@ -1937,7 +2265,7 @@ export interface paths {
          * List items
          * @description An entry of a navigation menu: a label linking to a page of the website (`cms_page_id`, follows the page's `url_key`) or to a `url`. Items form a tree (materialised path, like media folders); `:move` changes the parent and the place among siblings. Deleting an item deletes its sub-items. Default order `path asc` lists the tree depth-first; `filter=parent_id = "x"` with `order_by=sort_order` lists one level in menu order.
          *
-         *     Sortable: path, sort_order, level, parent_id, create_time, label. Filterable: create_time, update_time, label, parent_id, level, path, cms_page_id, is_active, visible_view_ids. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: path, sort_order, level, parent_id, create_time, label. Filterable: create_time, update_time, label, parent_id, level, path, cms_page_id, is_active, visible_view_ids. Default order: `path asc`. Requires READ on section `website.navigation`.
          */
         get: operations["ListNavigationItems"];
         put?: never;
@@ -1963,7 +2291,7 @@ export interface paths {
         };
         /**
          * Get a NavigationItem
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.navigation`.
          */
         get: operations["GetNavigationItem"];
         put?: never;
@@ -2057,7 +2385,7 @@ export interface paths {
          * List settings
          * @description Website settings keyed by dotted path (`websites/{w}/settings/general.site.name`). Every path of `setting_descriptors` is listed; a never-written setting answers its default (`source` DEFAULT, etag `0`, no timestamps). Update writes `value` only. `:batch_update` writes several atomically. Writing `general.web.custom_domain` sets the website’s `custom_domain`.
          *
-         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website.settings`.
          */
         get: operations["ListSettings"];
         put?: never;
@@ -2077,7 +2405,7 @@ export interface paths {
         };
         /**
          * Get a Setting
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
          */
         get: operations["GetSetting"];
         put?: never;
@@ -2087,7 +2415,7 @@ export interface paths {
         head?: never;
         /**
          * Update a Setting
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.settings`.
          */
         patch: operations["UpdateSetting"];
         trace?: never;
@@ -2105,7 +2433,7 @@ export interface paths {
          * Write several settings atomically
          * @description Writes up to 100 settings in one transaction: all land or none. Every request is checked first; each bad one is a FIELD_VIOLATION naming `requests[i].path` (unknown, repeated, or not view-overridable in a view) or `requests[i].value`, and nothing is written. `value: null` returns a setting to its inherited value. An `etag` per request makes that write conditional (409 ABORTED, nothing written). `validate_only: true` checks and answers without writing. Answers the written settings in request order.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.settings`.
          */
         post: operations["BatchUpdateSettings"];
         delete?: never;
@@ -2123,7 +2451,7 @@ export interface paths {
         };
         /**
          * Get a Theme
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.theme`.
          */
         get: operations["GetTheme"];
         put?: never;
@@ -2133,7 +2461,7 @@ export interface paths {
         head?: never;
         /**
          * Update a Theme
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.theme`.
          */
         patch: operations["UpdateTheme"];
         trace?: never;
@@ -2149,7 +2477,7 @@ export interface paths {
          * List views
          * @description A view of the website: a locale under its own URL prefix, with an optional fallback view whose content shows where this one has none. Pages, blocks and settings carry per-view overlays keyed by the view id.
          *
-         *     Sortable: create_time, display_name, locale. Filterable: create_time, display_name, locale, url_prefix, is_default, is_active, fallback_view_id. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name, locale. Filterable: create_time, display_name, locale, url_prefix, is_default, is_active, fallback_view_id. Default order: `create_time asc`. Requires READ on section `website.views`.
          */
         get: operations["ListViews"];
         put?: never;
@@ -2175,7 +2503,7 @@ export interface paths {
         };
         /**
          * Get a View
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.views`.
          */
         get: operations["GetView"];
         put?: never;
@@ -2205,7 +2533,7 @@ export interface paths {
          * List settings
          * @description Settings as they apply in one view: its own value where it overrides (`source` VIEW), else the website’s value or default. Every descriptor is listed; only those with `view_overridable` accept an Update (others answer FAILED_PRECONDITION, reason `SETTING_NOT_VIEW_OVERRIDABLE`). Sending `value: null` with `update_mask=value` removes the override. The etag covers both the override and the website value.
          *
-         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website.views`.
          */
         get: operations["ListViewSettings"];
         put?: never;
@@ -2225,7 +2553,7 @@ export interface paths {
         };
         /**
          * Get a ViewSetting
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.views`.
          */
         get: operations["GetViewSetting"];
         put?: never;
@@ -2235,7 +2563,7 @@ export interface paths {
         head?: never;
         /**
          * Update a ViewSetting
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.views`.
          */
         patch: operations["UpdateViewSetting"];
         trace?: never;
@@ -2253,7 +2581,7 @@ export interface paths {
          * Write several settings atomically
          * @description Writes up to 100 settings in one transaction: all land or none. Every request is checked first; each bad one is a FIELD_VIOLATION naming `requests[i].path` (unknown, repeated, or not view-overridable in a view) or `requests[i].value`, and nothing is written. `value: null` returns a setting to its inherited value. An `etag` per request makes that write conditional (409 ABORTED, nothing written). `validate_only: true` checks and answers without writing. Answers the written settings in request order.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.views`.
          */
         post: operations["BatchUpdateViewSettings"];
         delete?: never;
@@ -2290,6 +2618,25 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptInvitationRequest: {
+            /** @description Only without a bearer token, for a new user: their display name. */
+            display_name?: string;
+            /** @description Only without a bearer token, for a new user: at least 8 characters with a letter and a digit. */
+            password?: string;
+            /** @description The token of the invitation link. */
+            token: string;
+        };
+        /** @description The new membership; for a user created by the acceptance, also a bearer token. */
+        AcceptInvitationResponse: {
+            /**
+             * Format: date-time
+             * @description When `token` stops working.
+             */
+            expire_time?: string;
+            member: components["schemas"]["Member"];
+            /** @description Bearer JWT of the user the acceptance created (absent when the caller was signed in). */
+            token?: string;
+        };
         /**
          * @description An account owns projects; users reach its websites through a membership.
          * @example {
@@ -2335,6 +2682,70 @@ export interface components {
             display_name: string | null;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
+        };
+        /**
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "grants": [],
+         *       "id": "0j5r8k2mctqfe0sphq25",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/account_roles/0j5r8k2mctqfe0sphq25",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        AccountRole: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description What the role is for. */
+            description?: string;
+            /** @description Name of the role, unique in the account. */
+            display_name: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
+            grants: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /**
+         * @description Fields of a new AccountRole. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "grants": []
+         *     }
+         */
+        AccountRoleCreate: {
+            /** @description What the role is for. */
+            description?: string | null;
+            /** @description Name of the role, unique in the account. */
+            display_name: string | null;
+            /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
+            grants?: components["schemas"]["Grant"][] | null;
+        };
+        /** @description Fields of AccountRole to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        AccountRoleUpdate: {
+            /** @description What the role is for. */
+            description?: string | null;
+            /** @description Name of the role, unique in the account. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
+            grants?: components["schemas"]["Grant"][] | null;
         };
         /** @description Fields of Account to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         AccountUpdate: {
@@ -4713,6 +5124,122 @@ export interface components {
              */
             type: "FIELD_VIOLATION";
         };
+        /** @description Access to a section of the permission tree (`permissions`) and everything beneath it; WRITE implies READ. */
+        Grant: {
+            /**
+             * @description READ, or WRITE (which implies READ).
+             * @enum {string}
+             */
+            access: "READ" | "WRITE";
+            /** @description A section of the permission tree, e.g. `website.content`. */
+            section: string;
+        };
+        /**
+         * @description Invitations to join the account. Create sends a mail with a one-time link (token of 256 random bits, stored hashed, valid until `expire_time`, default 7 days, at most 30). `state`: PENDING, ACCEPTED, REVOKED, or EXPIRED (a pending invitation past `expire_time`). Inviting an address that already is a member, or that has a pending invitation, answers ALREADY_EXISTS naming `email` (use `:resend` or `:revoke`). The inviter cannot offer more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Mails per account are limited (INVITATION_RATE_LIMIT per hour, create and `:resend` alike): beyond, 429 RESOURCE_EXHAUSTED with RETRY_INFO.
+         * @example {
+         *       "accept_time": "2026-01-15T09:30:00.000Z",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "email": "someone@example.com",
+         *       "etag": "3-mjx8q2k0",
+         *       "expire_time": "2026-01-15T09:30:00.000Z",
+         *       "grants": [],
+         *       "id": "0j5r8k2m4uo3lso34uje",
+         *       "inviter": "Inviter",
+         *       "member": "Member",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/invitations/0j5r8k2m4uo3lso34uje",
+         *       "role": "roles/editor",
+         *       "state": "PENDING",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "website_ids": []
+         *     }
+         */
+        Invitation: {
+            /**
+             * Format: date-time
+             * @description When the invitation was accepted.
+             */
+            readonly accept_time?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Address the invitation is sent to; only the user holding it may accept. */
+            email: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working; default 7 days after create (or the latest `:resend`), at most 30 days ahead.
+             */
+            expire_time?: string;
+            /** @description Grants of the membership on top of its role's. */
+            grants: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Who invited, `users/{user}`. */
+            readonly inviter?: string;
+            /** @description The membership the acceptance made, `accounts/{account}/members/{user}`. */
+            readonly member?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Role of the membership: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. An account role deleted before acceptance leaves `roles/restricted`. */
+            role: string;
+            /**
+             * @description PENDING, ACCEPTED, REVOKED, or EXPIRED (pending past `expire_time`).
+             * @enum {string}
+             */
+            readonly state?: "PENDING" | "ACCEPTED" | "REVOKED" | "EXPIRED";
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description Websites the membership will be limited to; empty: every website. */
+            website_ids: string[];
+        };
+        /**
+         * @description Fields of a new Invitation. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "email": "someone@example.com",
+         *       "expire_time": "2026-01-15T09:30:00.000Z",
+         *       "grants": [],
+         *       "role": "roles/editor",
+         *       "website_ids": []
+         *     }
+         */
+        InvitationCreate: {
+            /** @description Address the invitation is sent to; only the user holding it may accept. */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops working; default 7 days after create (or the latest `:resend`), at most 30 days ahead.
+             */
+            expire_time?: string | null;
+            /** @description Grants of the membership on top of its role's. */
+            grants?: components["schemas"]["Grant"][] | null;
+            /** @description Role of the membership: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. An account role deleted before acceptance leaves `roles/restricted`. */
+            role: string | null;
+            /** @description Websites the membership will be limited to; empty: every website. */
+            website_ids?: string[] | null;
+        };
+        /**
+         * LeaveAccountResponse
+         * @description The caller is no member of the account any more.
+         */
+        LeaveAccountResponse: Record<string, never>;
+        /** @description A page of account_roles. */
+        ListAccountRolesResponse: {
+            /** @description The page, in the requested order. */
+            account_roles: components["schemas"]["AccountRole"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of accounts. */
         ListAccountsResponse: {
             /** @description The page, in the requested order. */
@@ -4965,6 +5492,18 @@ export interface components {
              */
             total_size: number;
         };
+        /** @description A page of invitations. */
+        ListInvitationsResponse: {
+            /** @description The page, in the requested order. */
+            invitations: components["schemas"]["Invitation"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of media_folders. */
         ListMediaFoldersResponse: {
             /** @description The page, in the requested order. */
@@ -4981,6 +5520,18 @@ export interface components {
         ListMediaResponse: {
             /** @description The page, in the requested order. */
             media: components["schemas"]["Media"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of members. */
+        ListMembersResponse: {
+            /** @description The page, in the requested order. */
+            members: components["schemas"]["Member"][];
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
             /**
@@ -5013,12 +5564,36 @@ export interface components {
              */
             total_size: number;
         };
+        /** @description A page of permissions. */
+        ListPermissionsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /** @description The page, in the requested order. */
+            permissions: components["schemas"]["Permission"][];
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of projects. */
         ListProjectsResponse: {
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
             /** @description The page, in the requested order. */
             projects: components["schemas"]["Project"][];
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of roles. */
+        ListRolesResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /** @description The page, in the requested order. */
+            roles: components["schemas"]["Role"][];
             /**
              * Format: int64
              * @description Size of the whole filtered collection visible to the caller, not of the page.
@@ -5253,6 +5828,63 @@ export interface components {
             folder_id?: string;
             /** @description Title. */
             title?: string;
+        };
+        /**
+         * @description Who belongs to the account. A member holds its `role` (`roles/administrator`, `roles/editor`, `roles/restricted` or an account role) plus its own `grants`; with `website_ids` set, the membership reaches only those websites (others answer NOT_FOUND, and Lists of websites leave them out). Members join by accepting an invitation. Guards: the account always keeps an administrator (demoting or removing the last one is FAILED_PRECONDITION LAST_ADMINISTRATOR, also under concurrent requests); only administrators make administrators or change a member holding more than they hold; nobody grants more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Delete removes the membership only: what the member wrote stays. Changes take effect on the member's next request.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Display name",
+         *       "email": "Email",
+         *       "etag": "3-mjx8q2k0",
+         *       "grants": [],
+         *       "id": "0j5r8k2mo7uk33k7psr2",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/members/0j5r8k2mo7uk33k7psr2",
+         *       "role": "roles/editor",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "user": "User",
+         *       "website_ids": []
+         *     }
+         */
+        Member: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Display name of the user (from their profile). */
+            readonly display_name?: string;
+            /** @description Email address of the user. */
+            readonly email?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Grants of this membership on top of its role's. */
+            grants: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` (holds only `grants`) or `accounts/{account}/account_roles/{id}`. */
+            role?: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description The user, `users/{user}`; the member id is the user id. */
+            readonly user?: string;
+            /** @description Websites of the account the membership is limited to; empty: every website. Not allowed for administrators, who hold the whole account. */
+            website_ids: string[];
+        };
+        /** @description Fields of Member to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        MemberUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Grants of this membership on top of its role's. */
+            grants?: components["schemas"]["Grant"][] | null;
+            /** @description Role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` (holds only `grants`) or `accounts/{account}/account_roles/{id}`. */
+            role?: string | null;
+            /** @description Websites of the account the membership is limited to; empty: every website. Not allowed for administrators, who hold the whole account. */
+            website_ids?: string[] | null;
         };
         /**
          * @description An amount of money: `units` (a decimal string) plus `nanos` billionths, in `currency_code`.
@@ -5531,6 +6163,49 @@ export interface components {
              */
             update_time: string;
         };
+        /**
+         * @description The permission tree (read-only platform catalogue): every section a route requires READ or WRITE on. The id is the dotted section (`website.content`). A grant of READ or WRITE on a section covers every section beneath it; WRITE implies READ. Every route of this API names the section it needs in its description; a member whose grants do not reach it gets 403 PERMISSION_DENIED.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mfu4b6fk7o27a",
+         *       "level": 1,
+         *       "name": "permissions/0j5r8k2mfu4b6fk7o27a",
+         *       "parent": "Parent",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Permission: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description What the section covers. */
+            readonly description?: string;
+            /** @description Label. */
+            readonly display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /**
+             * Format: int32
+             * @description Depth in the tree: 0 for a top-level section.
+             */
+            readonly level?: number;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description The enclosing section (`website` for `website.content`); empty for a top-level section. */
+            readonly parent?: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
         /** @description Why a precondition failed, as a stable reason code to branch on (e.g. `NO_USABLE_CONNECTION`, `CAPTCHA_FAILED`). */
         PreconditionFailure: {
             /** @description For humans. */
@@ -5759,6 +6434,42 @@ export interface components {
              * @enum {string}
              */
             type: "RETRY_INFO";
+        };
+        /**
+         * @description The built-in roles of every account (read-only): `roles/administrator` (everything), `roles/editor` (reads everything, writes `website` and beneath), `roles/restricted` (only the grants of its membership). Accounts define more in `account_roles`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mle6pi1vn8cbs",
+         *       "name": "roles/0j5r8k2mle6pi1vn8cbs",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Role: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description What the role may do. */
+            readonly description?: string;
+            /** @description Label. */
+            readonly display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description What the role holds: sections of the permission tree with READ or WRITE. */
+            readonly grants?: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
         };
         /**
          * @description Website settings keyed by dotted path (`websites/{w}/settings/general.site.name`). Every path of `setting_descriptors` is listed; a never-written setting answers its default (`source` DEFAULT, etag `0`, no timestamps). Update writes `value` only. `:batch_update` writes several atomically. Writing `general.web.custom_domain` sets the website’s `custom_domain`.
@@ -6405,6 +7116,8 @@ export interface components {
     parameters: {
         /** @description Id of the account. */
         AccountId: string;
+        /** @description Id of the account_role. */
+        AccountRoleId: string;
         /** @description Id of the ai_agent. */
         AiAgentId: string;
         /** @description Id of the ai_connection. */
@@ -6451,10 +7164,14 @@ export interface components {
         IfMatch: string;
         /** @description Answer 304 without a body when the resource still has this etag. */
         IfNoneMatch: string;
+        /** @description Id of the invitation. */
+        InvitationId: string;
         /** @description Id of the media_folder. */
         MediaFolderId: string;
         /** @description Id of the media. */
         MediaId: string;
+        /** @description Id of the member. */
+        MemberId: string;
         /** @description Id of the navigation_item. */
         NavigationItemId: string;
         /** @description Id of the navigation_menu. */
@@ -6469,10 +7186,14 @@ export interface components {
         PageToken: string;
         /** @description Id of the path. */
         Path: string;
+        /** @description Id of the permission. */
+        PermissionId: string;
         /** @description Id of the project. */
         ProjectId: string;
         /** @description Idempotency key; a repeat answers the first result. */
         RequestId: string;
+        /** @description Id of the role. */
+        RoleId: string;
         /** @description Id of the setting_descriptor. */
         SettingDescriptorId: string;
         /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
@@ -6698,6 +7419,234 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListAccountRoles: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of account_roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAccountRolesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateAccountRole: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRoleCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
+                };
+            };
+            /** @description The created AccountRole. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetAccountRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the account_role. */
+                account_role_id: components["parameters"]["AccountRoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AccountRole. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteAccountRole: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+                /** @description Also delete everything the resource contains. */
+                force?: components["parameters"]["Force"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the account_role. */
+                account_role_id: components["parameters"]["AccountRoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateAccountRole: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the account_role. */
+                account_role_id: components["parameters"]["AccountRoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated AccountRole (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -8077,6 +9026,413 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    ListInvitations: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListInvitationsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateInvitation: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description The created Invitation. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the invitation. */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Invitation. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResendInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the invitation. */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Invitation. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RevokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the invitation. */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Invitation. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListMembers: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMembersResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the member. */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Member. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteMember: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the member. */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateMember: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the member. */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated Member (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    LeaveMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller is no member of the account any more. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveAccountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     ListProjects: {
         parameters: {
             query?: {
@@ -8335,6 +9691,118 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    AcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Joined. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptInvitationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListPermissions: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of permissions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPermissionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the permission. */
+                permission_id: components["parameters"]["PermissionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Permission. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Permission"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     GetProject: {
         parameters: {
             query?: never;
@@ -8554,6 +10022,86 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListRoles: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRolesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the role. */
+                role_id: components["parameters"]["RoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Role. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -405,7 +405,13 @@ export function createUserService(deps: {
           );
         }
         for (const t of transfers) {
-          await trx.updateTable('memberships').set({ role: 'administrator' }).where('account_id', '=', t.accountId).where('user_id', '=', t.userId).execute();
+          // An administrator holds the whole account: no account role, no website limit (access area).
+          await trx
+            .updateTable('memberships')
+            .set((eb) => ({ role: 'administrator', account_role_id: null, website_ids: dialect.json([]), revision: eb('revision', '+', 1), update_time: ctx.now }))
+            .where('account_id', '=', t.accountId)
+            .where('user_id', '=', t.userId)
+            .execute();
           afterCommit.push(() => deps.onMembershipChanged?.(t.accountId, t.userId));
         }
         const tx: TransactionScope = { trx, afterCommit };

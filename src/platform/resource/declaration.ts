@@ -193,6 +193,8 @@ export interface CustomMethodDecl {
   description: string;
   /** Which of the declaration's rights the route needs. */
   access: 'read' | 'write';
+  /** A right of its own instead (`anyMember`: membership in the account is enough, e.g. `members:leave`). */
+  right?: Right;
   /** JSON Schema of the request body (an object; unknown properties are refused). Absent: `{}` or no body. */
   body?: Record<string, unknown>;
   /** JSON Schema of the 200 answer; default: the resource. */
@@ -230,6 +232,11 @@ export interface ResourceHooks {
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+  /**
+   * Narrow a List to the rows the caller may see beyond its path (a membership limited to some
+   * websites lists only those): `column IN values`. Part of the List's count key too.
+   */
+  listVisible?(ctx: RequestContext): { column: string; values: readonly string[] } | undefined;
 }
 
 /** Where a virtual collection's resources come from (see ResourceDecl.virtual). */

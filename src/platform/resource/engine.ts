@@ -506,8 +506,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
     const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
+    const visible = hooks.listVisible?.(ctx);
     const filtered = (db: Kysely<any>, where: Expression<SqlBool> | undefined) => {
       let q = db.selectFrom(decl.table);
+      // An empty list of visible ids shows nothing (guard against an empty IN list).
+      if (visible) q = visible.values.length ? q.where(visible.column, 'in', visible.values) : q.where(sql<boolean>`1 = 0`);
       if (decl.table === 'accounts') {
         q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
       } else {
@@ -538,7 +541,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       filter.indexedContains.length > 0 && dialect.pageTextMatchPlan
         ? (matches: number) => (dialect.pageTextMatchPlan!(matches, pageSize) === 'row_check' ? pageWhere(rowCheck()) : pageWhere(filter.where))
         : undefined;
-    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: pageWhere(filter.where), pageFor, count };
+    const countKey = visible ? `${filter.canonical}\n${visible.column} in ${[...visible.values].sort().join(',')}` : filter.canonical;
+    return { pageSize, order, binding, cursor, filterCanonical: countKey, page: pageWhere(filter.where), pageFor, count };
   }
 
   return {

@@ -120,7 +120,9 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       ? 'Requires a signed-in user only.'
       : decl.ownedByCaller
         ? 'Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.'
-        : `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
+        : r.section === ''
+          ? 'Requires membership in the account only.'
+          : `Requires ${r.access} on section \`${r.section}\`.`;
   const methods = new Set(decl.methods);
 
   if (methods.has('list')) {
@@ -321,7 +323,7 @@ function registerCustomMethod(
   if (!method.mutate === !method.handle) throw new Error(`${decl.collection}:${method.verb} needs exactly one of mutate or handle`);
   if (method.mutate && method.on !== 'item') throw new Error(`${decl.collection}:${method.verb}: mutate works on items only`);
   const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
-  const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
+  const right = method.right ?? (method.access === 'read' ? decl.rights.read : decl.rights.write);
   const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
   const noun = method.on === 'item' ? decl.singular : (decl.pluralNoun ?? pascal(decl.collection));
   // Item methods that write take the etag they are conditional on in the body too (AIP-154), besides If-Match.
