@@ -1342,6 +1342,680 @@ export interface paths {
         patch: operations["UpdateWebsite"];
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/blog_authors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List blog_authors
+         * @description An author of blog posts (a byline; optionally the platform user it is). Deleting an author removes it from every post (`author_ids`) in the same transaction. Per-view overlays live in `blog_authors/{a}/views`.
+         *
+         *     Sortable: create_time, display_name. Filterable: create_time, display_name, url_key, user_id. Default order: `display_name asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogAuthors"];
+        put?: never;
+        /**
+         * Create a BlogAuthor
+         * @description An author of blog posts (a byline; optionally the platform user it is). Deleting an author removes it from every post (`author_ids`) in the same transaction. Per-view overlays live in `blog_authors/{a}/views`.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["CreateBlogAuthor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_authors/{blog_author_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogAuthor
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogAuthor"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogAuthor
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogAuthor"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogAuthor
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogAuthor"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_authors/{blog_author_id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List views
+         * @description Per-view overlay of a blog author: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, bio.
+         *
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogAuthorViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_authors/{blog_author_id}/views/{view_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogAuthorView
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogAuthorView"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogAuthorView
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogAuthorView"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogAuthorView
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogAuthorView"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_authors/{blog_author_id}:resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a blog author as a view sees it
+         * @description Answers the author as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
+         *
+         *     Requires READ on section `website.blog`.
+         */
+        post: operations["ResolveBlogAuthor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List blog_categories
+         * @description A category of blog posts. Categories form a tree (materialised path, like media folders): `parent_id` is set on create and changed only by `:move`. `:set_posts` replaces the set and order of the posts in the category. Delete of a category with sub-categories or posts answers FAILED_PRECONDITION (`CATEGORY_NOT_EMPTY`) unless `force=true`, which deletes the category with its whole subtree and removes them from every post (`category_ids`); the posts themselves stay. Per-view overlays live in `blog_categories/{c}/views`.
+         *
+         *     Sortable: create_time, display_name, path, level, sort_order. Filterable: create_time, display_name, url_key, parent_id, path, level. Default order: `path asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogCategories"];
+        put?: never;
+        /**
+         * Create a BlogCategory
+         * @description A category of blog posts. Categories form a tree (materialised path, like media folders): `parent_id` is set on create and changed only by `:move`. `:set_posts` replaces the set and order of the posts in the category. Delete of a category with sub-categories or posts answers FAILED_PRECONDITION (`CATEGORY_NOT_EMPTY`) unless `force=true`, which deletes the category with its whole subtree and removes them from every post (`category_ids`); the posts themselves stay. Per-view overlays live in `blog_categories/{c}/views`.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["CreateBlogCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogCategory
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogCategory"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogCategory
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogCategory"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogCategory
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogCategory"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List views
+         * @description Per-view overlay of a blog category: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, description, meta_title, meta_description.
+         *
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogCategoryViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}/views/{view_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogCategoryView
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogCategoryView"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogCategoryView
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogCategoryView"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogCategoryView
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogCategoryView"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}:move": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move a blog category (and its subtree)
+         * @description Puts the category under `parent_id` (absent or null: the root) right after its sibling `after_id` (absent or null: first). `path` and `level` of the node and its whole subtree are rewritten in one statement, in one transaction; later siblings shift (their etags change). A parent outside the tree, the node itself or one of its descendants is INVALID_ARGUMENT on `parent_id`; an `after_id` that is not a sibling under the new parent is INVALID_ARGUMENT on `after_id`. `If-Match` is honoured.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["MoveBlogCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}:resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a blog category as a view sees it
+         * @description Answers the category as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
+         *
+         *     Requires READ on section `website.blog`.
+         */
+        post: operations["ResolveBlogCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}:set_posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the posts of a blog category
+         * @description Makes `post_ids` (at most 1000, posts of the same website, no duplicates) exactly the posts of the category, in that order, in one transaction: posts left out lose the category from `category_ids`, posts named gain it. One unknown id writes nothing and answers INVALID_ARGUMENT naming `post_ids[i]`. Answers the category's posts in their order. `If-Match` (or `etag`) is conditional on the category.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["SetPostsBlogCategory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List blog_posts
+         * @description A blog post of the website. `state` DRAFT, SCHEDULED (goes live by itself at `publish_time`, through a durable Operation: a worker that was down or crashed publishes every overdue post as soon as it runs) or PUBLISHED. Every write that changes what an editor writes keeps the new state as a revision (`blog_posts/{p}/revisions`, the newest 50). Per-view overlays live in `blog_posts/{p}/views`; `:resolve` reads the post as a view sees it.
+         *
+         *     Sortable: publish_time, create_time, update_time, title. Filterable: create_time, update_time, title, url_key, state, publish_time, category_ids, tag_ids, author_ids. Default order: `create_time desc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogPosts"];
+        put?: never;
+        /**
+         * Create a BlogPost
+         * @description A blog post of the website. `state` DRAFT, SCHEDULED (goes live by itself at `publish_time`, through a durable Operation: a worker that was down or crashed publishes every overdue post as soon as it runs) or PUBLISHED. Every write that changes what an editor writes keeps the new state as a revision (`blog_posts/{p}/revisions`, the newest 50). Per-view overlays live in `blog_posts/{p}/views`; `:resolve` reads the post as a view sees it.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["CreateBlogPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogPost
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogPost"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogPost
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogPost"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogPost
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogPost"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List revisions
+         * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's etag at that write. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
+         *
+         *     Sortable: create_time, post_revision. Filterable: create_time, created_by. Default order: `post_revision desc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogPostRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/revisions/{revision_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogPostRevision
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogPostRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/revisions/{revision_id}:restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a blog post revision
+         * @description Writes the revision's fields back to the post (not its state), as one write: the post's etag changes and a new revision records the restored state. Categories, tags, authors, media and views deleted since are left out. `etag` in the body (or `If-Match`) is the post's etag the restore is conditional on. Answers the post.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["RestoreBlogPostRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List views
+         * @description Per-view overlay of a blog post: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, custom_excerpt, content, feature_image_alt, meta_title, meta_description, og_title, og_description.
+         *
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogPostViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/views/{view_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogPostView
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogPostView"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogPostView
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogPostView"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogPostView
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogPostView"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}:publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a blog post now
+         * @description Makes the post PUBLISHED at once (a SCHEDULED post too: its pending Operation then does nothing); `publish_time` becomes now, or stays for a post already PUBLISHED. `If-Match` (or `etag` in the body) is honoured.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["PublishBlogPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}:resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a blog post as a view sees it
+         * @description Answers the post as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the post's, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. `excerpt` follows the resolved `custom_excerpt`/`content`. `is_visible`: PUBLISHED and visible in the view. A view of another website is INVALID_ARGUMENT. Reads only.
+         *
+         *     Requires READ on section `website.blog`.
+         */
+        post: operations["ResolveBlogPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}:unpublish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a blog post back to DRAFT
+         * @description Makes a PUBLISHED or SCHEDULED post a DRAFT (a pending scheduled publish then does nothing); `publish_time` is kept. `If-Match` is honoured.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["UnpublishBlogPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List blog_tags
+         * @description A tag of blog posts. Deleting a tag removes it from every post (`tag_ids`) in the same transaction. Per-view overlays live in `blog_tags/{t}/views`.
+         *
+         *     Sortable: create_time, display_name. Filterable: create_time, display_name, url_key. Default order: `display_name asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogTags"];
+        put?: never;
+        /**
+         * Create a BlogTag
+         * @description A tag of blog posts. Deleting a tag removes it from every post (`tag_ids`) in the same transaction. Per-view overlays live in `blog_tags/{t}/views`.
+         *
+         *     Requires WRITE on section `website.blog`.
+         */
+        post: operations["CreateBlogTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_tags/{blog_tag_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogTag
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogTag"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogTag
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogTag"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogTag
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogTag"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_tags/{blog_tag_id}/views": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List views
+         * @description Per-view overlay of a blog tag: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, description.
+         *
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogTagViews"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_tags/{blog_tag_id}/views/{view_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a BlogTagView
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
+         */
+        get: operations["GetBlogTagView"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a BlogTagView
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        delete: operations["DeleteBlogTagView"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a BlogTagView
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.blog`.
+         */
+        patch: operations["UpdateBlogTagView"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/blog_tags/{blog_tag_id}:resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read a blog tag as a view sees it
+         * @description Answers the tag as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
+         *
+         *     Requires READ on section `website.blog`.
+         */
+        post: operations["ResolveBlogTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/websites/{website_id}/cms_blocks": {
         parameters: {
             query?: never;
@@ -1459,7 +2133,7 @@ export interface paths {
         put?: never;
         /**
          * Read a block as a view sees it
-         * @description Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the block's. `is_visible` says whether the site shows it there. A view of another website is INVALID_ARGUMENT. Reads only; one indexed query.
+         * @description Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field shows the value of the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the block's own; `field_sources` names the view of each. `is_visible` says whether the site shows it there (decided by the view read as). A view of another website is INVALID_ARGUMENT. Reads only; two prepared, indexed queries.
          *
          *     Requires READ on section `website.content`.
          */
@@ -1643,7 +2317,7 @@ export interface paths {
         put?: never;
         /**
          * Read a page as a view and a customer group see it
-         * @description Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the website's default view) applies that view's overlay: each field listed in its `overridden` replaces the page's. `customer_group_id` applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of another website is INVALID_ARGUMENT. Two prepared, indexed queries.
+         * @description Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the website's default view) applies that view's overlays: each field shows the value of the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the page's own; `overridden_fields` and `field_sources` say which fields came from which view. `customer_group_id` applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of another website is INVALID_ARGUMENT. `is_visible` and the versions that match are decided by the view read as, never by its fallbacks. Prepared, indexed queries: the page, the view chain with its overlays, and the group version.
          *
          *     Requires READ on section `website.content`.
          */
@@ -3958,6 +4632,731 @@ export interface components {
             /** @description The written settings, in request order. */
             settings: components["schemas"]["ViewSetting"][];
         };
+        /**
+         * @description An author of blog posts (a byline; optionally the platform user it is). Deleting an author removes it from every post (`author_ids`) in the same transaction. Per-view overlays live in `blog_authors/{a}/views`.
+         * @example {
+         *       "avatar_media_id": "0j5r8k2mcetbu414jlkf",
+         *       "bio": "Bio",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Ada Baker",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m5bchahc80tt6",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_authors/0j5r8k2m5bchahc80tt6",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "url_key": "ada-baker",
+         *       "user_id": "0j5r8k2mgpkinqqtatt6"
+         *     }
+         */
+        BlogAuthor: {
+            /** @description Media item of the same website used as the avatar (else INVALID_ARGUMENT); cleared when the media item is deleted. */
+            avatar_media_id?: string;
+            /** @description Short biography (plain text). */
+            bio?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Name shown with the posts. */
+            display_name: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string;
+            /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
+            user_id?: string;
+        };
+        /**
+         * @description Fields of a new BlogAuthor. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "avatar_media_id": "0j5r8k2mcetbu414jlkf",
+         *       "bio": "Bio",
+         *       "display_name": "Ada Baker",
+         *       "url_key": "ada-baker",
+         *       "user_id": "0j5r8k2mgpkinqqtatt6"
+         *     }
+         */
+        BlogAuthorCreate: {
+            /** @description Media item of the same website used as the avatar (else INVALID_ARGUMENT); cleared when the media item is deleted. */
+            avatar_media_id?: string | null;
+            /** @description Short biography (plain text). */
+            bio?: string | null;
+            /** @description Name shown with the posts. */
+            display_name: string | null;
+            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string | null;
+            /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
+            user_id?: string | null;
+        };
+        /** @description Fields of BlogAuthor to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogAuthorUpdate: {
+            /** @description Media item of the same website used as the avatar (else INVALID_ARGUMENT); cleared when the media item is deleted. */
+            avatar_media_id?: string | null;
+            /** @description Short biography (plain text). */
+            bio?: string | null;
+            /** @description Name shown with the posts. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string | null;
+            /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
+            user_id?: string | null;
+        };
+        /**
+         * @description Per-view overlay of a blog author: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, bio.
+         * @example {
+         *       "bio": "Bio",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Ada Baker",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m90vo5402hsha",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_authors/0j5r8k2m5bchahc80tt6/views/0j5r8k2m90vo5402hsha",
+         *       "overridden": [],
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        BlogAuthorView: {
+            /** @description Short biography (plain text). Shown in this view only while `bio` is in `overridden`. */
+            bio?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Name shown with the posts. Shown in this view only while `display_name` is in `overridden`. */
+            display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Names of the fields this view overrides (`display_name`, `bio`); every other field shows the blog author's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden: string[];
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /** @description Fields of BlogAuthorView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogAuthorViewUpdate: {
+            /** @description Short biography (plain text). Shown in this view only while `bio` is in `overridden`. */
+            bio?: string | null;
+            /** @description Name shown with the posts. Shown in this view only while `display_name` is in `overridden`. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Names of the fields this view overrides (`display_name`, `bio`); every other field shows the blog author's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden?: string[] | null;
+        };
+        /**
+         * @description A category of blog posts. Categories form a tree (materialised path, like media folders): `parent_id` is set on create and changed only by `:move`. `:set_posts` replaces the set and order of the posts in the category. Delete of a category with sub-categories or posts answers FAILED_PRECONDITION (`CATEGORY_NOT_EMPTY`) unless `force=true`, which deletes the category with its whole subtree and removes them from every post (`category_ids`); the posts themselves stay. Per-view overlays live in `blog_categories/{c}/views`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Recipes",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m5bchabuu1i7f",
+         *       "level": 1,
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_categories/0j5r8k2m5bchabuu1i7f",
+         *       "parent_id": "0j5r8k2mfa8nrt6trhg6",
+         *       "path": "Path",
+         *       "sort_order": 1,
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "url_key": "recipes"
+         *     }
+         */
+        BlogCategory: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Description (plain text). */
+            description?: string;
+            /** @description Name of the category. */
+            display_name: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /**
+             * Format: int64
+             * @description Depth; a root category is 0 (at most 7).
+             */
+            readonly level?: number;
+            /** @description SEO meta description of the category page. */
+            meta_description?: string;
+            /** @description SEO `<title>` of the category page; the display name when absent. */
+            meta_title?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
+            parent_id?: string;
+            /** @description Ids of the ancestors and the category joined by `/`; sorting by it lists the tree depth-first. */
+            readonly path?: string;
+            /**
+             * Format: int64
+             * @description Position among its siblings (0 first); new categories come last; set by `:move`.
+             */
+            readonly sort_order?: number;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string;
+        };
+        /**
+         * @description Fields of a new BlogCategory. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "description": "Description",
+         *       "display_name": "Recipes",
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "parent_id": "0j5r8k2mfa8nrt6trhg6",
+         *       "url_key": "recipes"
+         *     }
+         */
+        BlogCategoryCreate: {
+            /** @description Description (plain text). */
+            description?: string | null;
+            /** @description Name of the category. */
+            display_name: string | null;
+            /** @description SEO meta description of the category page. */
+            meta_description?: string | null;
+            /** @description SEO `<title>` of the category page; the display name when absent. */
+            meta_title?: string | null;
+            /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
+            parent_id?: string | null;
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string | null;
+        };
+        /** @description Fields of BlogCategory to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogCategoryUpdate: {
+            /** @description Description (plain text). */
+            description?: string | null;
+            /** @description Name of the category. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description SEO meta description of the category page. */
+            meta_description?: string | null;
+            /** @description SEO `<title>` of the category page; the display name when absent. */
+            meta_title?: string | null;
+            /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
+            parent_id?: string | null;
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string | null;
+        };
+        /**
+         * @description Per-view overlay of a blog category: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, description, meta_title, meta_description.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Recipes",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m90vo5402hsha",
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_categories/0j5r8k2m5bchabuu1i7f/views/0j5r8k2m90vo5402hsha",
+         *       "overridden": [],
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        BlogCategoryView: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
+            description?: string;
+            /** @description Name of the category. Shown in this view only while `display_name` is in `overridden`. */
+            display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description SEO meta description of the category page. Shown in this view only while `meta_description` is in `overridden`. */
+            meta_description?: string;
+            /** @description SEO `<title>` of the category page; the display name when absent. Shown in this view only while `meta_title` is in `overridden`. */
+            meta_title?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Names of the fields this view overrides (`display_name`, `description`, `meta_title`, `meta_description`); every other field shows the blog category's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden: string[];
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /** @description Fields of BlogCategoryView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogCategoryViewUpdate: {
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
+            description?: string | null;
+            /** @description Name of the category. Shown in this view only while `display_name` is in `overridden`. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description SEO meta description of the category page. Shown in this view only while `meta_description` is in `overridden`. */
+            meta_description?: string | null;
+            /** @description SEO `<title>` of the category page; the display name when absent. Shown in this view only while `meta_title` is in `overridden`. */
+            meta_title?: string | null;
+            /** @description Names of the fields this view overrides (`display_name`, `description`, `meta_title`, `meta_description`); every other field shows the blog category's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden?: string[] | null;
+        };
+        /**
+         * @description A blog post of the website. `state` DRAFT, SCHEDULED (goes live by itself at `publish_time`, through a durable Operation: a worker that was down or crashed publishes every overdue post as soon as it runs) or PUBLISHED. Every write that changes what an editor writes keeps the new state as a revision (`blog_posts/{p}/revisions`, the newest 50). Per-view overlays live in `blog_posts/{p}/views`; `:resolve` reads the post as a view sees it.
+         * @example {
+         *       "author_ids": [],
+         *       "category_ids": [],
+         *       "content": "<p>We bake it every morning.</p>",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "custom_excerpt": "Three days of fermentation, one crust.",
+         *       "etag": "3-mjx8q2k0",
+         *       "excerpt": "Excerpt",
+         *       "feature_image_alt": "Feature image alt",
+         *       "feature_image_media_id": "0j5r8k2mpkf1sat6tg3c",
+         *       "id": "0j5r8k2m5bchaej0spgs",
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_posts/0j5r8k2m5bchaej0spgs",
+         *       "og_description": "Og description",
+         *       "og_image_media_id": "0j5r8k2murcvmlm92t84",
+         *       "og_title": "Og title",
+         *       "publish_time": "2026-01-15T09:30:00.000Z",
+         *       "state": "DRAFT",
+         *       "tag_ids": [],
+         *       "title": "Our new sourdough",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "url_key": "our-new-sourdough",
+         *       "visible_view_ids": []
+         *     }
+         */
+        BlogPost: {
+            /** @description Ids of authors of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the author removes it here. Filter `author_ids:"id"` lists the posts holding it (an indexed side table). */
+            author_ids: string[];
+            /** @description Canonical URL when the post first appeared elsewhere (`http(s)://…`). */
+            canonical_url?: string;
+            /** @description Ids of categorys of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the category removes it here. Filter `category_ids:"id"` lists the posts holding it (an indexed side table). */
+            category_ids: string[];
+            /** @description Rich text (HTML), sanitised on write with the allow-list of CMS pages: script, style, event handlers, `javascript:`/`data:` URLs, forms, objects and foreign iframes are removed. At most 500000 characters. */
+            content?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`. */
+            custom_excerpt?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). */
+            readonly excerpt?: string;
+            /** @description Alt text of the feature image. */
+            feature_image_alt?: string;
+            /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
+            feature_image_media_id?: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description SEO meta description. */
+            meta_description?: string;
+            /** @description SEO `<title>`; the title when absent. */
+            meta_title?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Open Graph description; the meta description when absent. */
+            og_description?: string;
+            /** @description Media item of the same website for Open Graph (else INVALID_ARGUMENT); the feature image when absent; cleared when the media item is deleted. */
+            og_image_media_id?: string;
+            /** @description Open Graph title; the meta title when absent. */
+            og_title?: string;
+            /**
+             * Format: date-time
+             * @description SCHEDULED: when the post goes live. PUBLISHED: when it went live. A DRAFT keeps the time it carried.
+             */
+            publish_time?: string;
+            /**
+             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.
+             * @enum {string}
+             */
+            state: "DRAFT" | "SCHEDULED" | "PUBLISHED";
+            /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
+            tag_ids: string[];
+            /** @description Title of the post. */
+            title: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS. */
+            url_key?: string;
+            /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
+            visible_view_ids: string[];
+        };
+        /**
+         * @description Fields of a new BlogPost. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "author_ids": [],
+         *       "category_ids": [],
+         *       "content": "<p>We bake it every morning.</p>",
+         *       "custom_excerpt": "Three days of fermentation, one crust.",
+         *       "feature_image_alt": "Feature image alt",
+         *       "feature_image_media_id": "0j5r8k2mpkf1sat6tg3c",
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "og_description": "Og description",
+         *       "og_image_media_id": "0j5r8k2murcvmlm92t84",
+         *       "og_title": "Og title",
+         *       "publish_time": "2026-01-15T09:30:00.000Z",
+         *       "state": "DRAFT",
+         *       "tag_ids": [],
+         *       "title": "Our new sourdough",
+         *       "url_key": "our-new-sourdough",
+         *       "visible_view_ids": []
+         *     }
+         */
+        BlogPostCreate: {
+            /** @description Ids of authors of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the author removes it here. Filter `author_ids:"id"` lists the posts holding it (an indexed side table). */
+            author_ids?: string[] | null;
+            /** @description Canonical URL when the post first appeared elsewhere (`http(s)://…`). */
+            canonical_url?: string | null;
+            /** @description Ids of categorys of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the category removes it here. Filter `category_ids:"id"` lists the posts holding it (an indexed side table). */
+            category_ids?: string[] | null;
+            /** @description Rich text (HTML), sanitised on write with the allow-list of CMS pages: script, style, event handlers, `javascript:`/`data:` URLs, forms, objects and foreign iframes are removed. At most 500000 characters. */
+            content?: string | null;
+            /** @description Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`. */
+            custom_excerpt?: string | null;
+            /** @description Alt text of the feature image. */
+            feature_image_alt?: string | null;
+            /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
+            feature_image_media_id?: string | null;
+            /** @description SEO meta description. */
+            meta_description?: string | null;
+            /** @description SEO `<title>`; the title when absent. */
+            meta_title?: string | null;
+            /** @description Open Graph description; the meta description when absent. */
+            og_description?: string | null;
+            /** @description Media item of the same website for Open Graph (else INVALID_ARGUMENT); the feature image when absent; cleared when the media item is deleted. */
+            og_image_media_id?: string | null;
+            /** @description Open Graph title; the meta title when absent. */
+            og_title?: string | null;
+            /**
+             * Format: date-time
+             * @description SCHEDULED: when the post goes live. PUBLISHED: when it went live. A DRAFT keeps the time it carried.
+             */
+            publish_time?: string | null;
+            /** @description Idempotency key (also accepted as a query parameter). */
+            request_id?: string;
+            /**
+             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.
+             * @enum {string|null}
+             */
+            state?: "DRAFT" | "SCHEDULED" | "PUBLISHED" | null;
+            /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
+            tag_ids?: string[] | null;
+            /** @description Title of the post. */
+            title: string | null;
+            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS. */
+            url_key?: string | null;
+            /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
+            visible_view_ids?: string[] | null;
+        };
+        /**
+         * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's etag at that write. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "created_by": "Created by",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mlgi1md6o540m",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_posts/0j5r8k2m5bchaej0spgs/revisions/0j5r8k2mlgi1md6o540m",
+         *       "post_revision": 1,
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        BlogPostRevision: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description The user whose write produced it, `users/{user}`. */
+            readonly created_by?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: int64
+             * @description The post's revision (etag) this state had.
+             */
+            readonly post_revision?: number;
+            /** @description The post as that write left it: title, url_key, excerpt and content fields, images, SEO fields and the id lists (not its state). */
+            readonly snapshot?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /** @description Fields of BlogPost to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogPostUpdate: {
+            /** @description Ids of authors of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the author removes it here. Filter `author_ids:"id"` lists the posts holding it (an indexed side table). */
+            author_ids?: string[] | null;
+            /** @description Canonical URL when the post first appeared elsewhere (`http(s)://…`). */
+            canonical_url?: string | null;
+            /** @description Ids of categorys of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the category removes it here. Filter `category_ids:"id"` lists the posts holding it (an indexed side table). */
+            category_ids?: string[] | null;
+            /** @description Rich text (HTML), sanitised on write with the allow-list of CMS pages: script, style, event handlers, `javascript:`/`data:` URLs, forms, objects and foreign iframes are removed. At most 500000 characters. */
+            content?: string | null;
+            /** @description Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`. */
+            custom_excerpt?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Alt text of the feature image. */
+            feature_image_alt?: string | null;
+            /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
+            feature_image_media_id?: string | null;
+            /** @description SEO meta description. */
+            meta_description?: string | null;
+            /** @description SEO `<title>`; the title when absent. */
+            meta_title?: string | null;
+            /** @description Open Graph description; the meta description when absent. */
+            og_description?: string | null;
+            /** @description Media item of the same website for Open Graph (else INVALID_ARGUMENT); the feature image when absent; cleared when the media item is deleted. */
+            og_image_media_id?: string | null;
+            /** @description Open Graph title; the meta title when absent. */
+            og_title?: string | null;
+            /**
+             * Format: date-time
+             * @description SCHEDULED: when the post goes live. PUBLISHED: when it went live. A DRAFT keeps the time it carried.
+             */
+            publish_time?: string | null;
+            /**
+             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.
+             * @enum {string|null}
+             */
+            state?: "DRAFT" | "SCHEDULED" | "PUBLISHED" | null;
+            /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
+            tag_ids?: string[] | null;
+            /** @description Title of the post. */
+            title?: string | null;
+            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS. */
+            url_key?: string | null;
+            /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
+            visible_view_ids?: string[] | null;
+        };
+        /**
+         * @description Per-view overlay of a blog post: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, custom_excerpt, content, feature_image_alt, meta_title, meta_description, og_title, og_description.
+         * @example {
+         *       "content": "<p>We bake it every morning.</p>",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "custom_excerpt": "Three days of fermentation, one crust.",
+         *       "etag": "3-mjx8q2k0",
+         *       "feature_image_alt": "Feature image alt",
+         *       "id": "0j5r8k2m90vo5402hsha",
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_posts/0j5r8k2m5bchaej0spgs/views/0j5r8k2m90vo5402hsha",
+         *       "og_description": "Og description",
+         *       "og_title": "Og title",
+         *       "overridden": [],
+         *       "title": "Our new sourdough",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        BlogPostView: {
+            /** @description Rich text (HTML), sanitised on write with the allow-list of CMS pages: script, style, event handlers, `javascript:`/`data:` URLs, forms, objects and foreign iframes are removed. At most 500000 characters. Shown in this view only while `content` is in `overridden`. */
+            content?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`. Shown in this view only while `custom_excerpt` is in `overridden`. */
+            custom_excerpt?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Alt text of the feature image. Shown in this view only while `feature_image_alt` is in `overridden`. */
+            feature_image_alt?: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description SEO meta description. Shown in this view only while `meta_description` is in `overridden`. */
+            meta_description?: string;
+            /** @description SEO `<title>`; the title when absent. Shown in this view only while `meta_title` is in `overridden`. */
+            meta_title?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Open Graph description; the meta description when absent. Shown in this view only while `og_description` is in `overridden`. */
+            og_description?: string;
+            /** @description Open Graph title; the meta title when absent. Shown in this view only while `og_title` is in `overridden`. */
+            og_title?: string;
+            /** @description Names of the fields this view overrides (`title`, `custom_excerpt`, `content`, `feature_image_alt`, `meta_title`, `meta_description`, `og_title`, `og_description`); every other field shows the blog post's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden: string[];
+            /** @description Title of the post. Shown in this view only while `title` is in `overridden`. */
+            title?: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /** @description Fields of BlogPostView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogPostViewUpdate: {
+            /** @description Rich text (HTML), sanitised on write with the allow-list of CMS pages: script, style, event handlers, `javascript:`/`data:` URLs, forms, objects and foreign iframes are removed. At most 500000 characters. Shown in this view only while `content` is in `overridden`. */
+            content?: string | null;
+            /** @description Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`. Shown in this view only while `custom_excerpt` is in `overridden`. */
+            custom_excerpt?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Alt text of the feature image. Shown in this view only while `feature_image_alt` is in `overridden`. */
+            feature_image_alt?: string | null;
+            /** @description SEO meta description. Shown in this view only while `meta_description` is in `overridden`. */
+            meta_description?: string | null;
+            /** @description SEO `<title>`; the title when absent. Shown in this view only while `meta_title` is in `overridden`. */
+            meta_title?: string | null;
+            /** @description Open Graph description; the meta description when absent. Shown in this view only while `og_description` is in `overridden`. */
+            og_description?: string | null;
+            /** @description Open Graph title; the meta title when absent. Shown in this view only while `og_title` is in `overridden`. */
+            og_title?: string | null;
+            /** @description Names of the fields this view overrides (`title`, `custom_excerpt`, `content`, `feature_image_alt`, `meta_title`, `meta_description`, `og_title`, `og_description`); every other field shows the blog post's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden?: string[] | null;
+            /** @description Title of the post. Shown in this view only while `title` is in `overridden`. */
+            title?: string | null;
+        };
+        /**
+         * @description A tag of blog posts. Deleting a tag removes it from every post (`tag_ids`) in the same transaction. Per-view overlays live in `blog_tags/{t}/views`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Sourdough",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m5bchaq1inqq8",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_tags/0j5r8k2m5bchaq1inqq8",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "url_key": "sourdough"
+         *     }
+         */
+        BlogTag: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Description (plain text). */
+            description?: string;
+            /** @description Name of the tag. */
+            display_name: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string;
+        };
+        /**
+         * @description Fields of a new BlogTag. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "description": "Description",
+         *       "display_name": "Sourdough",
+         *       "url_key": "sourdough"
+         *     }
+         */
+        BlogTagCreate: {
+            /** @description Description (plain text). */
+            description?: string | null;
+            /** @description Name of the tag. */
+            display_name: string | null;
+            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string | null;
+        };
+        /** @description Fields of BlogTag to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogTagUpdate: {
+            /** @description Description (plain text). */
+            description?: string | null;
+            /** @description Name of the tag. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            url_key?: string | null;
+        };
+        /**
+         * @description Per-view overlay of a blog tag: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, description.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Sourdough",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m90vo5402hsha",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_tags/0j5r8k2m5bchaq1inqq8/views/0j5r8k2m90vo5402hsha",
+         *       "overridden": [],
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        BlogTagView: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
+            description?: string;
+            /** @description Name of the tag. Shown in this view only while `display_name` is in `overridden`. */
+            display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Names of the fields this view overrides (`display_name`, `description`); every other field shows the blog tag's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden: string[];
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /** @description Fields of BlogTagView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        BlogTagViewUpdate: {
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
+            description?: string | null;
+            /** @description Name of the tag. Shown in this view only while `display_name` is in `overridden`. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Names of the fields this view overrides (`display_name`, `description`); every other field shows the blog tag's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
+            overridden?: string[] | null;
+        };
         ChangeEmailUserRequest: {
             /** @description The password in use now. */
             current_password: string;
@@ -5373,6 +6772,114 @@ export interface components {
             total_size: number;
         };
         /** @description A page of views. */
+        ListBlogAuthorViewsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+            /** @description The page, in the requested order. */
+            views: components["schemas"]["BlogAuthorView"][];
+        };
+        /** @description A page of blog_authors. */
+        ListBlogAuthorsResponse: {
+            /** @description The page, in the requested order. */
+            blog_authors: components["schemas"]["BlogAuthor"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of blog_categories. */
+        ListBlogCategoriesResponse: {
+            /** @description The page, in the requested order. */
+            blog_categories: components["schemas"]["BlogCategory"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of views. */
+        ListBlogCategoryViewsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+            /** @description The page, in the requested order. */
+            views: components["schemas"]["BlogCategoryView"][];
+        };
+        /** @description A page of revisions. */
+        ListBlogPostRevisionsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /** @description The page, in the requested order. */
+            revisions: components["schemas"]["BlogPostRevision"][];
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of views. */
+        ListBlogPostViewsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+            /** @description The page, in the requested order. */
+            views: components["schemas"]["BlogPostView"][];
+        };
+        /** @description A page of blog_posts. */
+        ListBlogPostsResponse: {
+            /** @description The page, in the requested order. */
+            blog_posts: components["schemas"]["BlogPost"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of views. */
+        ListBlogTagViewsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+            /** @description The page, in the requested order. */
+            views: components["schemas"]["BlogTagView"][];
+        };
+        /** @description A page of blog_tags. */
+        ListBlogTagsResponse: {
+            /** @description The page, in the requested order. */
+            blog_tags: components["schemas"]["BlogTag"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of views. */
         ListCmsBlockViewsResponse: {
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
@@ -5908,6 +7415,14 @@ export interface components {
             /** @description Whole units, as a decimal string. */
             units: string;
         };
+        MoveBlogCategoryRequest: {
+            /** @description Sibling to follow; absent or null to come first. */
+            after_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+            /** @description New parent; absent or null for the root. */
+            parent_id?: string | null;
+        };
         MoveCustomerAttributeGroupRequest: {
             /** @description Id of the section to come after; null or absent: first. */
             after_id?: string | null;
@@ -6323,6 +7838,22 @@ export interface components {
             /** @description The token of the mailed link (after `#token=`). */
             token: string;
         };
+        ResolveBlogAuthorRequest: {
+            /** @description View to read as; default: the website's default view. */
+            view_id?: string;
+        };
+        ResolveBlogCategoryRequest: {
+            /** @description View to read as; default: the website's default view. */
+            view_id?: string;
+        };
+        ResolveBlogPostRequest: {
+            /** @description View to read as; default: the website's default view. */
+            view_id?: string;
+        };
+        ResolveBlogTagRequest: {
+            /** @description View to read as; default: the website's default view. */
+            view_id?: string;
+        };
         ResolveCmsBlockRequest: {
             /** @description View to read as; default: the website's default view. */
             view_id?: string;
@@ -6336,23 +7867,225 @@ export interface components {
             view_id?: string;
         };
         /**
+         * ResolvedBlogAuthor
+         * @description A blog author as one view sees it.
+         */
+        ResolvedBlogAuthor: {
+            /** @description `avatar_media_id`, as the view shows it. */
+            avatar_media_id?: string;
+            /** @description `bio`, as the view shows it. */
+            bio?: string;
+            /** @description `display_name`, as the view shows it. */
+            display_name?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `bio`. */
+                bio?: string;
+                /** @description Source of `display_name`. */
+                display_name?: string;
+            };
+            /** @description Its id. */
+            id?: string;
+            /** @description Whether the site shows it in this view. */
+            is_visible?: boolean;
+            /** @description The resource read. */
+            name?: string;
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
+            overridden_fields?: string[];
+            /**
+             * Format: date-time
+             * @description Latest change of the resource or overlay shown.
+             */
+            update_time?: string;
+            /** @description `url_key`, as the view shows it. */
+            url_key?: string;
+            /** @description `user_id`, as the view shows it. */
+            user_id?: string;
+            /** @description The view read as (the default view when none was named). */
+            view_id?: string;
+        };
+        /**
+         * ResolvedBlogCategory
+         * @description A blog category as one view sees it.
+         */
+        ResolvedBlogCategory: {
+            /** @description `description`, as the view shows it. */
+            description?: string;
+            /** @description `display_name`, as the view shows it. */
+            display_name?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `description`. */
+                description?: string;
+                /** @description Source of `display_name`. */
+                display_name?: string;
+                /** @description Source of `meta_description`. */
+                meta_description?: string;
+                /** @description Source of `meta_title`. */
+                meta_title?: string;
+            };
+            /** @description Its id. */
+            id?: string;
+            /** @description Whether the site shows it in this view. */
+            is_visible?: boolean;
+            /** @description `meta_description`, as the view shows it. */
+            meta_description?: string;
+            /** @description `meta_title`, as the view shows it. */
+            meta_title?: string;
+            /** @description The resource read. */
+            name?: string;
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
+            overridden_fields?: string[];
+            /**
+             * Format: date-time
+             * @description Latest change of the resource or overlay shown.
+             */
+            update_time?: string;
+            /** @description `url_key`, as the view shows it. */
+            url_key?: string;
+            /** @description The view read as (the default view when none was named). */
+            view_id?: string;
+        };
+        /**
+         * ResolvedBlogPost
+         * @description A blog post as one view sees it.
+         */
+        ResolvedBlogPost: {
+            /** @description `author_ids` as stored. */
+            author_ids?: string[];
+            /** @description `canonical_url`, as the view shows it. */
+            canonical_url?: string;
+            /** @description `category_ids` as stored. */
+            category_ids?: string[];
+            /** @description `content`, as the view shows it. */
+            content?: string;
+            /** @description `custom_excerpt`, as the view shows it. */
+            custom_excerpt?: string;
+            /** @description `excerpt`, as the view shows it. */
+            excerpt?: string;
+            /** @description `feature_image_alt`, as the view shows it. */
+            feature_image_alt?: string;
+            /** @description `feature_image_media_id`, as the view shows it. */
+            feature_image_media_id?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `content`. */
+                content?: string;
+                /** @description Source of `custom_excerpt`. */
+                custom_excerpt?: string;
+                /** @description Source of `feature_image_alt`. */
+                feature_image_alt?: string;
+                /** @description Source of `meta_description`. */
+                meta_description?: string;
+                /** @description Source of `meta_title`. */
+                meta_title?: string;
+                /** @description Source of `og_description`. */
+                og_description?: string;
+                /** @description Source of `og_title`. */
+                og_title?: string;
+                /** @description Source of `title`. */
+                title?: string;
+            };
+            /** @description Its id. */
+            id?: string;
+            /** @description Whether the site shows it in this view. */
+            is_visible?: boolean;
+            /** @description `meta_description`, as the view shows it. */
+            meta_description?: string;
+            /** @description `meta_title`, as the view shows it. */
+            meta_title?: string;
+            /** @description The resource read. */
+            name?: string;
+            /** @description `og_description`, as the view shows it. */
+            og_description?: string;
+            /** @description `og_image_media_id`, as the view shows it. */
+            og_image_media_id?: string;
+            /** @description `og_title`, as the view shows it. */
+            og_title?: string;
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
+            overridden_fields?: string[];
+            /**
+             * Format: date-time
+             * @description `publish_time`.
+             */
+            publish_time?: string;
+            /** @description `state`, as the view shows it. */
+            state?: string;
+            /** @description `tag_ids` as stored. */
+            tag_ids?: string[];
+            /** @description `title`, as the view shows it. */
+            title?: string;
+            /**
+             * Format: date-time
+             * @description Latest change of the resource or overlay shown.
+             */
+            update_time?: string;
+            /** @description `url_key`, as the view shows it. */
+            url_key?: string;
+            /** @description The view read as (the default view when none was named). */
+            view_id?: string;
+            /** @description `visible_view_ids` as stored. */
+            visible_view_ids?: string[];
+        };
+        /**
+         * ResolvedBlogTag
+         * @description A blog tag as one view sees it.
+         */
+        ResolvedBlogTag: {
+            /** @description `description`, as the view shows it. */
+            description?: string;
+            /** @description `display_name`, as the view shows it. */
+            display_name?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `description`. */
+                description?: string;
+                /** @description Source of `display_name`. */
+                display_name?: string;
+            };
+            /** @description Its id. */
+            id?: string;
+            /** @description Whether the site shows it in this view. */
+            is_visible?: boolean;
+            /** @description The resource read. */
+            name?: string;
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
+            overridden_fields?: string[];
+            /**
+             * Format: date-time
+             * @description Latest change of the resource or overlay shown.
+             */
+            update_time?: string;
+            /** @description `url_key`, as the view shows it. */
+            url_key?: string;
+            /** @description The view read as (the default view when none was named). */
+            view_id?: string;
+        };
+        /**
          * ResolvedCmsBlock
          * @description A block as one view sees it.
          */
         ResolvedCmsBlock: {
             /** @description Sanitised rich text. */
             content?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `content`. */
+                content?: string;
+                /** @description Source of `title`. */
+                title?: string;
+            };
             /** @description Id of the block. */
             id?: string;
             /** @description Stable handle. */
             identifier?: string;
             /** @description The block switch. */
             is_active?: boolean;
-            /** @description Whether the site shows the block in this view (`is_active` and `visible_view_ids`). */
+            /** @description Whether the site shows the block in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks). */
             is_visible?: boolean;
             /** @description The block, `websites/{w}/cms_blocks/{b}`. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`). */
             overridden_fields?: string[];
             /** @description Title. */
             title?: string;
@@ -6381,11 +8114,26 @@ export interface components {
             customer_group_id?: string;
             /** @description The customer read as, when one was named. */
             customer_id?: string;
+            /** @description Where each field taken from a view overlay came from: `views/{view_id}`, the view whose overlay supplied it — the view read as, or the nearest view along its fallback chain whose overlay lists the field in `overridden`. Fields absent here show the resource's own value (or, for pages, the customer-group version). */
+            field_sources?: {
+                /** @description Source of `content`. */
+                content?: string;
+                /** @description Source of `content_heading`. */
+                content_heading?: string;
+                /** @description Source of `meta_description`. */
+                meta_description?: string;
+                /** @description Source of `meta_keywords`. */
+                meta_keywords?: string;
+                /** @description Source of `meta_title`. */
+                meta_title?: string;
+                /** @description Source of `title`. */
+                title?: string;
+            };
             /** @description Id of the page. */
             id?: string;
             /** @description The page switch. */
             is_active?: boolean;
-            /** @description Whether the site serves the page in this view (`is_active` and `visible_view_ids`). */
+            /** @description Whether the site serves the page in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks). */
             is_visible?: boolean;
             /** @description SEO description. */
             meta_description?: string;
@@ -6397,7 +8145,7 @@ export interface components {
             meta_title?: string;
             /** @description The page, `websites/{w}/cms_pages/{p}`. */
             name?: string;
-            /** @description Fields taken from the view overlay. */
+            /** @description Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`); not those a customer-group version replaced. */
             overridden_fields?: string[];
             /** @description Title. */
             title?: string;
@@ -6470,6 +8218,24 @@ export interface components {
              * @description When last written (RFC 3339, UTC); absent while never written.
              */
             readonly update_time?: string;
+        };
+        /**
+         * SetBlogCategoryPostsResponse
+         * @description The category and its posts in order.
+         */
+        SetBlogCategoryPostsResponse: {
+            /** @description The category's new etag. */
+            etag?: string;
+            /** @description The category. */
+            name?: string;
+            /** @description Its posts, in order. */
+            post_ids?: string[];
+        };
+        SetPostsBlogCategoryRequest: {
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+            /** @description The posts of the category, in order. */
+            post_ids: string[];
         };
         /**
          * @description Website settings keyed by dotted path (`websites/{w}/settings/general.site.name`). Every path of `setting_descriptors` is listed; a never-written setting answers its default (`source` DEFAULT, etag `0`, no timestamps). Update writes `value` only. `:batch_update` writes several atomically. Writing `general.web.custom_domain` sets the website’s `custom_domain`.
@@ -6827,7 +8593,7 @@ export interface components {
             display_name: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
-            /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
+            /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string;
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;
@@ -6859,7 +8625,7 @@ export interface components {
         ViewCreate: {
             /** @description Label in the admin and the locale switcher. */
             display_name: string | null;
-            /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
+            /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string | null;
             /** @description Whether the rendered site serves the view. */
             is_active?: boolean | null;
@@ -6929,7 +8695,7 @@ export interface components {
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description View whose content shows where this view has none; a view of the same website, never forming a cycle. */
+            /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string | null;
             /** @description Whether the rendered site serves the view. */
             is_active?: boolean | null;
@@ -7140,6 +8906,14 @@ export interface components {
         AttributeGroupId: string;
         /** @description Id of the attribute. */
         AttributeId: string;
+        /** @description Id of the blog_author. */
+        BlogAuthorId: string;
+        /** @description Id of the blog_category. */
+        BlogCategoryId: string;
+        /** @description Id of the blog_post. */
+        BlogPostId: string;
+        /** @description Id of the blog_tag. */
+        BlogTagId: string;
         /** @description Id of the cms_block. */
         CmsBlockId: string;
         /** @description Id of the cms_page_group. */
@@ -7192,6 +8966,8 @@ export interface components {
         ProjectId: string;
         /** @description Idempotency key; a repeat answers the first result. */
         RequestId: string;
+        /** @description Id of the revision. */
+        RevisionId: string;
         /** @description Id of the role. */
         RoleId: string;
         /** @description Id of the setting_descriptor. */
@@ -10740,6 +12516,2113 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogAuthors: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of blog_authors. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogAuthorsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateBlogAuthor: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogAuthorCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthor"];
+                };
+            };
+            /** @description The created BlogAuthor. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogAuthor: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogAuthor. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthor"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogAuthor: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogAuthor: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogAuthorUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogAuthor (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogAuthorViews: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of views. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogAuthorViewsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogAuthorView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogAuthorView. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthorView"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogAuthorView: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogAuthorView: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+                /** @description Create the resource when it does not exist. */
+                allow_missing?: components["parameters"]["AllowMissing"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogAuthorViewUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogAuthorView (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthorView"];
+                };
+            };
+            /** @description `allow_missing`: the BlogAuthorView did not exist and was created. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogAuthorView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResolveBlogAuthor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_author. */
+                blog_author_id: components["parameters"]["BlogAuthorId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveBlogAuthorRequest"];
+            };
+        };
+        responses: {
+            /** @description A blog author as one view sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolvedBlogAuthor"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogCategories: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of blog_categories. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogCategoriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateBlogCategory: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogCategoryCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategory"];
+                };
+            };
+            /** @description The created BlogCategory. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogCategory. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategory"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogCategory: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+                /** @description Also delete everything the resource contains. */
+                force?: components["parameters"]["Force"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogCategory: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogCategoryUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogCategory (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogCategoryViews: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of views. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogCategoryViewsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogCategoryView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogCategoryView. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategoryView"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogCategoryView: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogCategoryView: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+                /** @description Create the resource when it does not exist. */
+                allow_missing?: components["parameters"]["AllowMissing"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogCategoryViewUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogCategoryView (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategoryView"];
+                };
+            };
+            /** @description `allow_missing`: the BlogCategoryView did not exist and was created. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategoryView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    MoveBlogCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveBlogCategoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The BlogCategory. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResolveBlogCategory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveBlogCategoryRequest"];
+            };
+        };
+        responses: {
+            /** @description A blog category as one view sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolvedBlogCategory"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    SetPostsBlogCategory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPostsBlogCategoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The category and its posts in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetBlogCategoryPostsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogPosts: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of blog_posts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogPostsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateBlogPost: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Idempotency key; a repeat answers the first result. */
+                request_id?: components["parameters"]["RequestId"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogPostCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            /** @description The created BlogPost (a repeated `request_id`: the first one, as it is now). */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogPost. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogPost: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogPost: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogPostUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogPost (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogPostRevisions: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of revisions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogPostRevisionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogPostRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+                /** @description Id of the revision. */
+                revision_id: components["parameters"]["RevisionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogPostRevision. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPostRevision"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RestoreBlogPostRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+                /** @description Id of the revision. */
+                revision_id: components["parameters"]["RevisionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A blog post of the website. `state` DRAFT, SCHEDULED (goes live by itself at `publish_time`, through a durable Operation: a worker that was down or crashed publishes every overdue post as soon as it runs) or PUBLISHED. Every write that changes what an editor writes keeps the new state as a revision (`blog_posts/{p}/revisions`, the newest 50). Per-view overlays live in `blog_posts/{p}/views`; `:resolve` reads the post as a view sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogPostViews: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of views. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogPostViewsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogPostView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogPostView. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPostView"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogPostView: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogPostView: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+                /** @description Create the resource when it does not exist. */
+                allow_missing?: components["parameters"]["AllowMissing"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogPostViewUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogPostView (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPostView"];
+                };
+            };
+            /** @description `allow_missing`: the BlogPostView did not exist and was created. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPostView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    PublishBlogPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogPost. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResolveBlogPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveBlogPostRequest"];
+            };
+        };
+        responses: {
+            /** @description A blog post as one view sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolvedBlogPost"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UnpublishBlogPost: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_post. */
+                blog_post_id: components["parameters"]["BlogPostId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogPost. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogPost"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogTags: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of blog_tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogTagsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateBlogTag: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogTagCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTag"];
+                };
+            };
+            /** @description The created BlogTag. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogTag: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogTag. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTag"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogTag: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogTag: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogTagUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogTag (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListBlogTagViews: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of views. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogTagViewsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetBlogTagView: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The BlogTagView. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTagView"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteBlogTagView: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateBlogTagView: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+                /** @description Create the resource when it does not exist. */
+                allow_missing?: components["parameters"]["AllowMissing"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+                /** @description Id of the view. */
+                view_id: components["parameters"]["ViewId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlogTagViewUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated BlogTagView (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTagView"];
+                };
+            };
+            /** @description `allow_missing`: the BlogTagView did not exist and was created. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlogTagView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResolveBlogTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_tag. */
+                blog_tag_id: components["parameters"]["BlogTagId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveBlogTagRequest"];
+            };
+        };
+        responses: {
+            /** @description A blog tag as one view sees it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResolvedBlogTag"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];
