@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
+import { startWorkerLoops, Wakeup } from './worker-loops.js';
 import type { Database } from '../db/database.js';
 import { ApiError, Cancelled, FailedPrecondition, Internal, NotFound, renderError } from '../errors.js';
 import { newId } from '../resource/ids.js';
@@ -105,7 +106,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
   const { db, dialect } = deps.database;
   const handlers = new Map<string, OperationHandler>();
   const workerId = deps.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
-  let wakeWaiters: Array<() => void> = [];
+  const wakeup = new Wakeup();
   // Set by a worker's stop(): running handlers give their Operation back at their next checkpoint.
   let handingBack = false;
 
@@ -333,11 +334,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       await dialect.notify(trx, WORK_CHANNEL);
       return id;
     },
-    wake() {
-      const waiters = wakeWaiters;
-      wakeWaiters = [];
-      for (const w of waiters) w();
-    },
+    wake: () => wakeup.wake(),
     async get(id, scope) {
       return toResource(await loadScoped(id, scope));
     },
@@ -359,46 +356,22 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     },
     runOne,
     startWorker(opts = {}) {
-      const concurrency = opts.concurrency ?? 2;
-      const pollMs = opts.pollMs ?? 500;
-      let stopping = false;
       handingBack = false;
-      let lastPurge = 0;
-      const idle = () =>
-        new Promise<void>((resolve) => {
-          const timer = setTimeout(done, pollMs);
-          function done() {
-            clearTimeout(timer);
-            resolve();
-          }
-          wakeWaiters.push(done);
-        });
-      const loop = async () => {
-        while (!stopping) {
-          try {
-            if (Date.now() - lastPurge > 600_000) {
-              lastPurge = Date.now();
-              await purgeExpired(lastPurge);
-            }
-            if (!(await runOne())) await idle();
-          } catch (err) {
-            if (stopping) break;
-            deps.logger.error({ err }, 'worker loop error');
-            await idle();
-          }
-        }
-      };
-      const loops = Array.from({ length: concurrency }, loop);
-      const unsubscribe = deps.database.subscribe?.(WORK_CHANNEL, () => operations.wake()).catch((err) => {
-        deps.logger.warn({ err }, 'no LISTEN connection for new work; polling only');
-        return undefined;
+      const loops = startWorkerLoops({
+        concurrency: opts.concurrency ?? 2,
+        pollMs: opts.pollMs ?? 500,
+        runOne,
+        housekeeping: purgeExpired,
+        wakeup,
+        channel: WORK_CHANNEL,
+        database: deps.database,
+        logger: deps.logger,
+        what: 'operations',
       });
       return {
         async stop(stopOpts = {}) {
-          stopping = true;
           handingBack = true;
-          wakeWaiters.splice(0).forEach((w) => w());
-          const finished = Promise.all(loops);
+          const finished = loops.halt();
           if (stopOpts.graceMs === undefined) {
             await finished;
           } else {
@@ -412,7 +385,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
               deps.logger.warn({ operations: count }, 'operations handed back while still running: the worker stopped');
             }
           }
-          await (await unsubscribe)?.();
+          await loops.unsubscribe();
         },
       };
     },

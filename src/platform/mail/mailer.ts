@@ -7,6 +7,7 @@ import nodemailer from 'nodemailer';
 import type { Database } from '../db/database.js';
 import type { SecretBox } from '../crypto.js';
 import { newId } from '../resource/ids.js';
+import { startWorkerLoops, Wakeup } from '../jobs/worker-loops.js';
 import { checkMailData, renderMail, type MailTemplateId } from './templates.js';
 
 export type { MailTemplateId } from './templates.js';
@@ -137,7 +138,7 @@ export function createMailer(deps: { database: Database; secrets: SecretBox; log
   const domain = /@([^>\s]+)>?\s*$/.exec(settings.from)?.[1] ?? 'localhost';
   let transport: Transport | undefined;
   const transportNow = () => (transport ??= settings.smtpUrl ? smtpTransport(settings) : outboxTransport(settings));
-  let wakeWaiters: Array<() => void> = [];
+  const wakeup = new Wakeup();
 
   async function claim(now: number): Promise<Record<string, any> | undefined> {
     const due = dialect.skipLocked(
@@ -238,56 +239,28 @@ export function createMailer(deps: { database: Database; secrets: SecretBox; log
       await dialect.notify(trx, MAIL_CHANNEL);
       return { id };
     },
-    wake() {
-      const waiters = wakeWaiters;
-      wakeWaiters = [];
-      for (const w of waiters) w();
-    },
+    wake: () => wakeup.wake(),
     link(path, token) {
       const base = settings.adminBaseUrl.replace(/\/$/, '');
       return `${base}${path.startsWith('/') ? path : `/${path}`}#token=${encodeURIComponent(token)}`;
     },
     runOne,
     startWorker(opts = {}) {
-      const concurrency = opts.concurrency ?? 2;
-      const pollMs = opts.pollMs ?? 1000;
-      let stopping = false;
-      let lastPurge = 0;
-      const idle = () =>
-        new Promise<void>((resolve) => {
-          const timer = setTimeout(done, pollMs);
-          function done() {
-            clearTimeout(timer);
-            resolve();
-          }
-          wakeWaiters.push(done);
-        });
-      const loop = async () => {
-        while (!stopping) {
-          try {
-            if (Date.now() - lastPurge > 600_000) {
-              lastPurge = Date.now();
-              await purgeEnded(lastPurge);
-            }
-            if (!(await runOne())) await idle();
-          } catch (err) {
-            if (stopping) break;
-            deps.logger.error({ err }, 'mail worker loop error');
-            await idle();
-          }
-        }
-      };
-      const loops = Array.from({ length: concurrency }, loop);
-      const unsubscribe = deps.database.subscribe?.(MAIL_CHANNEL, () => mailer.wake()).catch((err) => {
-        deps.logger.warn({ err }, 'no LISTEN connection for new mail; polling only');
-        return undefined;
+      const loops = startWorkerLoops({
+        concurrency: opts.concurrency ?? 2,
+        pollMs: opts.pollMs ?? 1000,
+        runOne,
+        housekeeping: purgeEnded,
+        wakeup,
+        channel: MAIL_CHANNEL,
+        database: deps.database,
+        logger: deps.logger,
+        what: 'mail',
       });
       return {
         async stop() {
-          stopping = true;
-          wakeWaiters.splice(0).forEach((w) => w());
-          await Promise.all(loops);
-          await (await unsubscribe)?.();
+          await loops.halt();
+          await loops.unsubscribe();
         },
       };
     },
