@@ -77,7 +77,7 @@ export interface SqlDialect {
    * How a List page should reach the rows of a side-table filter (`semiJoin`, e.g. `category_ids:"c"`)
    * when the whole filter matches `matches` rows (the exact count, known from the page token or
    * counted first); absent when the dialect's planner chooses itself (PostgreSQL, from its
-   * statistics). SQLite (no statistics): `drive` below 40 pages' worth of matches.
+   * statistics). SQLite (no statistics): `drive` below `DRIVE_MAX_PAGES` pages' worth of matches.
    */
   pageSemiJoinPlan?(matches: number, pageSize: number): SemiJoinPlan;
   /**
@@ -123,8 +123,13 @@ export interface SemiJoinInner {
   tenant?: string;
 }
 
-/** SQLite: a side-table filter drives the page (`drive`) below this many pages' worth of matches. */
-export const DRIVE_MAX_PAGES = 40;
+/**
+ * SQLite: a side-table filter drives the page (`drive`) below this many pages' worth of matches.
+ * Measured at 100 000 posts (docs/performance.md): driving costs ~8 µs a match (10 000: 83 ms,
+ * 100: 2.7 ms); walking costs ~0.4 µs a row walked (a page of a 10 % member: 9 ms; a 0.1 % member
+ * walks the whole website: 37 ms). 10 pages (500 matches at 50 a page) bounds a driven page at ~4 ms.
+ */
+export const DRIVE_MAX_PAGES = 10;
 
 /** SQLite: a page walks its ordered index with LIKE (`row_check`) from this many pages' worth of matches on. */
 export const ROW_CHECK_MIN_PAGES = 40;
@@ -179,8 +184,8 @@ const sqliteDialect: SqlDialect = {
   // sorting them: ~10 µs a match. LIKE along the ordered index costs ~5 µs a row walked and stops
   // after a page of matches: cheaper once matches are common (measured in docs/performance.md).
   pageTextMatchPlan: (matches, pageSize) => (matches >= ROW_CHECK_MIN_PAGES * pageSize ? 'row_check' : 'text_index'),
-  // Walking the ordered index costs ~1 µs a row walked until a page of matches is found (a rare
-  // member: the whole website); driving costs ~4 µs a match (fetch + sort). Measured in docs/performance.md.
+  // Walking the ordered index costs ~0.4 µs a row walked until a page of matches is found (a rare
+  // member: the whole website); driving costs ~8 µs a match (fetch + sort). See DRIVE_MAX_PAGES.
   pageSemiJoinPlan: (matches, pageSize) => (matches < DRIVE_MAX_PAGES * pageSize ? 'drive' : 'probe'),
   notIndexed: (column) => sql`+${sql.ref(column)}`,
   textIndexHoldsMany: (table, column, text) => {

@@ -59,7 +59,10 @@ export type ColumnRef = (column: string) => Expression<unknown>;
 /** Rows strictly after the cursor `values` (one per column) in the given order. */
 export function keysetAfter(columns: SortColumn[], values: unknown[], refOf: ColumnRef = sql.ref): Expression<SqlBool> {
   const sameDirection = columns.every((c) => c.desc === columns[0].desc);
-  if (sameDirection && columns.every((c) => !c.nullable) && values.every((v) => v !== null)) {
+  // Descending, NULLs sort first: a row whose column is NULL lies before any non-null cursor, and a
+  // row-value comparison with a NULL in it is not true, so it excludes exactly those rows.
+  const nullsBefore = (c: SortColumn) => !c.nullable || c.desc;
+  if (sameDirection && columns.every(nullsBefore) && values.every((v) => v !== null)) {
     // Row-value comparison: one range condition both dialects serve straight from the index.
     const op = sql.raw(columns[0].desc ? '<' : '>');
     return sql<SqlBool>`(${sql.join(columns.map((c) => refOf(c.column)))}) ${op} (${sql.join(values)})`;
