@@ -8,7 +8,9 @@ export type Target =
   | { kind: 'ratio'; min: number }
   | { kind: 'p99'; maxMs: number }
   /** p99 at most `factor` times the p99 of the case `baseline`. */
-  | { kind: 'relP99'; baseline: string; factor: number };
+  | { kind: 'relP99'; baseline: string; factor: number }
+  /** req/s at least `min` times the req/s of the case `baseline` (same run). */
+  | { kind: 'relRate'; baseline: string; min: number };
 
 export interface CaseRow {
   id: string;
@@ -96,6 +98,13 @@ export function verdictOf(row: CaseRow, report: DialectReport): Verdict {
       const base = report.rows.find((r) => r.id === t.baseline)?.result?.p99;
       target = base !== undefined && Number.isFinite(base) ? `p99 ≤ ${t.factor}× unloaded (${ms(t.factor * base)} ms)` : `p99 ≤ ${t.factor}× unloaded`;
       passed = result && base !== undefined && Number.isFinite(result.p99) && Number.isFinite(base) ? result.p99 <= t.factor * base : undefined;
+      break;
+    }
+    case 'relRate': {
+      const base = report.rows.find((r) => r.id === t.baseline)?.result?.reqPerSec;
+      const share = result && base ? result.reqPerSec / base : undefined;
+      target = `≥ ${Math.round(t.min * 100)} % of \`${t.baseline}\`${share === undefined ? '' : ` (${(share * 100).toFixed(1)} %)`}`;
+      passed = share === undefined ? undefined : share >= t.min;
       break;
     }
   }

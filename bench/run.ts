@@ -282,7 +282,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
         const probes = opts.probes ?? 10;
         for (let i = 0; i < probes && (i < 3 || Date.now() - probeStart < 5_000); i++) {
           const t0 = performance.now();
-          const probe = await getJson(url, opts.auth === false ? '' : token);
+          const probe = await getJson(url, opts.auth === false ? '' : (opts.token ?? token));
           times.push(performance.now() - t0);
           if (probe.status !== 200) throw new Error(`probe answered ${probe.status}: ${probe.text.slice(0, 300)}`);
           if (i === 0 && probe.body && typeof probe.body.total_size === 'number') {
@@ -292,7 +292,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
         times.sort((a, b) => a - b);
         row.notes.push(`one request at a time: median ${fmtMs(times[Math.floor((times.length - 1) / 2)])} ms, max ${fmtMs(times[times.length - 1])} ms (${times.length} sequential requests before the run)`);
         log(`${dialect}: ${label} …`);
-        row.result = await hammer({ url, token: opts.auth === false ? undefined : token, connections: row.connections, durationS: opts.durationS ?? DURATION_S });
+        row.result = await hammer({ url, token: opts.auth === false ? undefined : (opts.token ?? token), connections: row.connections, durationS: opts.durationS ?? DURATION_S });
         summarise(row.result);
       } catch (error) {
         row.error = (error as Error).message;

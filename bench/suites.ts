@@ -13,9 +13,12 @@ import { customersSuite } from './customers.js';
 import { aiSuite } from './ai.js';
 import { listsSuite } from './lists.js';
 import { blogSuite } from './blog.js';
+import { accessSuite } from './access.js';
 
 export interface MeasureOptions {
   auth?: boolean;
+  /** Bearer token of another user (default: the signed-up user's). */
+  token?: string;
   connections?: number;
   target?: Target;
   notes?: string[];
@@ -62,7 +65,7 @@ export interface BenchSuite {
 }
 
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, accessSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

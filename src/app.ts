@@ -13,12 +13,14 @@ import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService } from './users/user.service.js';
 import { registerUserRoutes } from './users/user.routes.js';
+import { profileResource, userResource } from './users/user.resource.js';
 import { createSignupService } from './signup/signup.service.js';
 import { registerSignupRoutes } from './signup/signup.routes.js';
 import { registerOperationRoutes } from './operations/operation.routes.js';
 import type { Database } from './platform/db/database.js';
 import { createAccessService, type AccessRoot } from './platform/auth/access.js';
 import { createTokenService } from './platform/auth/tokens.js';
+import type { Right } from './platform/auth/rights.js';
 import { createCaptchaVerifier } from './platform/captcha/captcha.js';
 import { createSecretBox } from './platform/crypto.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, trackRoutes } from './platform/http/errors.js';
@@ -30,6 +32,7 @@ import { createRouteContextFactory } from './platform/http/route-context.js';
 import { buildSerializerFactory } from './platform/http/serialization.js';
 import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
+import { createMailer, type Mailer } from './platform/mail/mailer.js';
 import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
@@ -53,9 +56,20 @@ const ACCESS_ROOTS: Record<string, AccessRoot> = {
 export interface Platform {
   app: FastifyInstance;
   operations: Operations;
+  /** Outgoing mail; servers and `npm run worker` start its worker beside the Operations worker. */
+  mail: Mailer;
   services: Record<string, ResourceService>;
   /** What every area is built from (tests reach real services through it). */
   deps: AreaDeps;
+  /** Every route that declares a right, with that right. */
+  routeRights: readonly RouteRight[];
+}
+
+/** A route and the right it declares. */
+export interface RouteRight {
+  method: string;
+  url: string;
+  right: Right;
 }
 
 /**
@@ -91,6 +105,12 @@ export async function buildApp(opts: {
     return503OnClosing: false,
   });
   const routes = trackRoutes(app, { maxParamLength: MAX_PARAM_LENGTH });
+  // The right every route declares (`config.right`), for the permission tree's checks.
+  const routeRights: RouteRight[] = [];
+  app.addHook('onRoute', (route) => {
+    const right = (route.config as { right?: Right } | undefined)?.right;
+    if (right) for (const method of [route.method].flat()) routeRights.push({ method, url: route.url, right });
+  });
   // Per encapsulated context: each surface's named schemas (platform/http/components.ts) are known to its validators.
   app.setSchemaController({ compilersFactory: { buildValidator: validatorFactory() as never, buildSerializer: buildSerializerFactory as never } });
   // CORS first, so every answer (redirects and errors included) carries its headers.
@@ -120,8 +140,8 @@ export async function buildApp(opts: {
     if (closing) reply.header('connection', 'close');
   });
   const operations = createOperations({ database, logger: app.log });
-  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, db: database.db });
-  const access = createAccessService(database.db);
+  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database });
+  const access = createAccessService(database);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
   const blobs = opts.blobs ?? blobStoreFromConfig(config);
   const engineDeps = {
@@ -151,6 +171,8 @@ export async function buildApp(opts: {
 
   const services: Record<string, ResourceService> = {};
   const secrets = createSecretBox(config.encryptionKey);
+  const mail = createMailer({ database, secrets, logger: app.log, settings: { ...config.mail, adminBaseUrl: config.adminBaseUrl, dataDir: config.dataDir } });
+  app.addHook('onClose', async () => mail.close());
   // Collected on first use: an area's references may need the deps (its SQL dialect).
   let referencesByTarget: Map<string, Reference[]> | undefined;
   function referencesTo(target: string): Reference[] {
@@ -163,12 +185,16 @@ export async function buildApp(opts: {
     }
     return referencesByTarget.get(target) ?? [];
   }
+  // No onMembershipChanged: access checks read the membership on every request (nothing to forget).
+  const users = createUserService({ database, tokens, mail, logger: app.log, services });
   const deps: AreaDeps = {
     config,
     database,
     operations,
     blobs,
     secrets,
+    mail,
+    users,
     logger: app.log,
     services,
     areas,
@@ -179,6 +205,8 @@ export async function buildApp(opts: {
   };
   const declarations = [
     accountResource(onAccountCreate),
+    userResource({ users, services }),
+    profileResource({ users, services }),
     projectResource,
     websiteResource({ operations, platformDomain: config.platformDomain }),
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
@@ -194,7 +222,6 @@ export async function buildApp(opts: {
   operations.register(PROVISION_WEBSITE, provisioningHandler({ db: database.db, steps: provisioningSteps, websites: () => services.websites }));
   for (const area of areas) area.jobs?.(operations, deps);
 
-  const users = createUserService({ db: database.db, tokens });
   const signup = createSignupService({
     database,
     users,
@@ -249,5 +276,5 @@ export async function buildApp(opts: {
     for (const area of areas) await area.engineRoutes?.(engine, surface);
   });
 
-  return { app, operations, services, deps };
+  return { app, operations, mail, services, deps, routeRights };
 }

@@ -11,6 +11,7 @@ import { customersArea } from './customers/customers.area.js';
 import { aiArea } from './ai/ai.area.js';
 import { aiBillingArea } from './ai-billing/ai-billing.area.js';
 import { blogArea } from './blog/blog.area.js';
+import { accessArea } from './access/access.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -29,4 +30,5 @@ export const areas: readonly Area[] = [
   aiArea,
   aiBillingArea,
   blogArea,
+  accessArea,
 ];

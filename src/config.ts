@@ -9,6 +9,10 @@ export interface Config {
   host: string;
   publicBaseUrl: string;
   signupBaseUrl: string;
+  /** Where the admin UI lives (ADMIN_BASE_URL, default PUBLIC_BASE_URL): the host of every link in a mail. */
+  adminBaseUrl: string;
+  /** Outgoing mail: SMTP_URL (unset: `.eml` files in DATA_DIR/outbox), the From header, retry policy. */
+  mail: { smtpUrl: string | undefined; from: string; maxAttempts: number; retryBaseMs: number; leaseMs: number };
   platformDomain: string;
   dataDir: string;
   databaseUrl: string | undefined;
@@ -22,6 +26,8 @@ export interface Config {
   signupRateLimit: number;
   /** Requests per minute per user (token bucket) on the tenant surface; 0 = no limit. */
   tenantRateLimit: number;
+  /** Invitation mails (create and `:resend`) per account and hour; 0 = no limit. */
+  invitationRateLimit: number;
   /** How long SIGTERM waits for in-flight requests and running Operations before closing them. */
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -174,6 +180,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host,
     publicBaseUrl,
     signupBaseUrl: (env.SIGNUP_BASE_URL ?? publicBaseUrl).replace(/\/$/, ''),
+    adminBaseUrl: (env.ADMIN_BASE_URL || publicBaseUrl).replace(/\/$/, ''),
+    mail: {
+      smtpUrl: env.SMTP_URL || undefined,
+      from: env.MAIL_FROM || `Site Platform <no-reply@${env.PLATFORM_DOMAIN ?? 'localhost'}>`,
+      maxAttempts: positiveInteger(env, 'MAIL_MAX_ATTEMPTS', 8),
+      retryBaseMs: positiveInteger(env, 'MAIL_RETRY_BASE_MS', 30_000),
+      leaseMs: positiveInteger(env, 'MAIL_LEASE_MS', 120_000),
+    },
     platformDomain: env.PLATFORM_DOMAIN ?? 'localhost',
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -185,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     captcha: { provider, secret: env.CAPTCHA_SECRET ?? 'dev-captcha', verifyUrl: env.CAPTCHA_VERIFY_URL || undefined },
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     tenantRateLimit: env.TENANT_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'TENANT_RATE_LIMIT', 0),
+    invitationRateLimit: env.INVITATION_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'INVITATION_RATE_LIMIT', 30),
     shutdownTimeoutMs: positiveInteger(env, 'SHUTDOWN_TIMEOUT_MS', 20_000),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimitBytes: Number(env.BODY_LIMIT_BYTES ?? 1024 * 1024),

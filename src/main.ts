@@ -11,10 +11,10 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(database);
-  const { app, operations } = await buildApp({
+  const { app, operations, mail } = await buildApp({
     config,
     database,
-    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'password', 'api_key', 'signup_token'] },
+    logger: { level: config.logLevel, redact: ['req.headers.authorization', 'password', 'current_password', 'new_password', 'api_key', 'signup_token'] },
   });
   let address: string;
   try {
@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const worker = config.worker === 'inline' ? operations.startWorker() : undefined;
+  const mailWorker = config.worker === 'inline' ? mail.startWorker() : undefined;
   console.log(`listening on ${address}`);
 
   let stopping = false;
@@ -40,7 +41,7 @@ async function main(): Promise<void> {
     deadline.unref();
     // Both at once: the listener closes while Operations are handed back at their next checkpoint (or,
     // still running at the timeout, directly), so another worker takes them now rather than after the lease.
-    await Promise.all([app.close(), worker?.stop({ graceMs: config.shutdownTimeoutMs })]);
+    await Promise.all([app.close(), worker?.stop({ graceMs: config.shutdownTimeoutMs }), mailWorker?.stop()]);
     clearTimeout(deadline);
     await database.close();
     process.exit(0);

@@ -56,6 +56,62 @@ export interface paths {
         patch: operations["UpdateAccount"];
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/account_roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List account_roles
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         *
+         *     Sortable: create_time, display_name. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
+         */
+        get: operations["ListAccountRoles"];
+        put?: never;
+        /**
+         * Create a AccountRole
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["CreateAccountRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/account_roles/{account_role_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a AccountRole
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account.members`.
+         */
+        get: operations["GetAccountRole"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a AccountRole
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        delete: operations["DeleteAccountRole"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a AccountRole
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        patch: operations["UpdateAccountRole"];
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/ai_agents": {
         parameters: {
             query?: never;
@@ -518,6 +574,174 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List invitations
+         * @description Invitations to join the account. Create sends a mail with a one-time link (token of 256 random bits, stored hashed, valid until `expire_time`, default 7 days, at most 30). `state`: PENDING, ACCEPTED, REVOKED, or EXPIRED (a pending invitation past `expire_time`). Inviting an address that already is a member, or that has a pending invitation, answers ALREADY_EXISTS naming `email` (use `:resend` or `:revoke`). The inviter cannot offer more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Mails per account are limited (INVITATION_RATE_LIMIT per hour, create and `:resend` alike): beyond, 429 RESOURCE_EXHAUSTED with RETRY_INFO.
+         *
+         *     Sortable: create_time. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
+         */
+        get: operations["ListInvitations"];
+        put?: never;
+        /**
+         * Create a Invitation
+         * @description Invitations to join the account. Create sends a mail with a one-time link (token of 256 random bits, stored hashed, valid until `expire_time`, default 7 days, at most 30). `state`: PENDING, ACCEPTED, REVOKED, or EXPIRED (a pending invitation past `expire_time`). Inviting an address that already is a member, or that has a pending invitation, answers ALREADY_EXISTS naming `email` (use `:resend` or `:revoke`). The inviter cannot offer more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Mails per account are limited (INVITATION_RATE_LIMIT per hour, create and `:resend` alike): beyond, 429 RESOURCE_EXHAUSTED with RETRY_INFO.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["CreateInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Invitation
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account.members`.
+         */
+        get: operations["GetInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}:resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an Invitation again
+         * @description Mints a new token and mails a new link; the previous link stops working. The invitation is valid for 7 days from now again (an EXPIRED one becomes PENDING). FAILED_PRECONDITION (INVITATION_NOT_PENDING) for an accepted or revoked invitation; counts against the account's invitation mail limit (429 RESOURCE_EXHAUSTED).
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["ResendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}:revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke an Invitation
+         * @description Ends a pending invitation: its link stops working. FAILED_PRECONDITION (INVITATION_NOT_PENDING) when it was accepted, revoked or expired already.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `account.members`.
+         */
+        post: operations["RevokeInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List members
+         * @description Who belongs to the account. A member holds its `role` (`roles/administrator`, `roles/editor`, `roles/restricted` or an account role) plus its own `grants`; with `website_ids` set, the membership reaches only those websites (others answer NOT_FOUND, and Lists of websites leave them out). Members join by accepting an invitation. Guards: the account always keeps an administrator (demoting or removing the last one is FAILED_PRECONDITION LAST_ADMINISTRATOR, also under concurrent requests); only administrators make administrators or change a member holding more than they hold; nobody grants more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Delete removes the membership only: what the member wrote stays. Changes take effect on the member's next request.
+         *
+         *     Sortable: create_time. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
+         */
+        get: operations["ListMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/members/{member_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Member
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account.members`.
+         */
+        get: operations["GetMember"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Member
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        delete: operations["DeleteMember"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a Member
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.members`.
+         */
+        patch: operations["UpdateMember"];
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/members:leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave the account
+         * @description Ends the caller's own membership, whatever the caller holds. The last administrator cannot leave (FAILED_PRECONDITION LAST_ADMINISTRATOR): make another member an administrator first. What the caller wrote stays.
+         *
+         *     Requires membership in the account only.
+         */
+        post: operations["LeaveMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/projects": {
         parameters: {
             query?: never;
@@ -537,7 +761,7 @@ export interface paths {
          * Create a Project
          * @description A group of websites inside an account.
          *
-         *     Requires WRITE on section `account`.
+         *     Requires WRITE on section `account.projects`.
          */
         post: operations["CreateProject"];
         delete?: never;
@@ -630,6 +854,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/invitations:accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Takes the one-time `token` of the invitation mail. With a bearer token: the signed-in user joins, if their email is the invited address (else 403 PERMISSION_DENIED, reason INVITATION_EMAIL_MISMATCH; nothing changes, the invitation stays pending). Without one: when the address has no user yet, the user is created with `password` (same rules as sign-up) and `display_name`, joins, and the answer carries a bearer token; when the address has a user, 400 FAILED_PRECONDITION (reason SIGN_IN_REQUIRED): sign in as that user and accept again. An unknown token (tampered, or replaced by `:resend`) answers 404 NOT_FOUND; an accepted, revoked or expired invitation 400 FAILED_PRECONDITION (INVITATION_ACCEPTED, INVITATION_REVOKED, INVITATION_EXPIRED). A token works once: of concurrent accepts exactly one succeeds. A caller who already is a member gets 409 ALREADY_EXISTS.
+         */
+        post: operations["AcceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List permissions
+         * @description The permission tree (read-only platform catalogue): every section a route requires READ or WRITE on. The id is the dotted section (`website.content`). A grant of READ or WRITE on a section covers every section beneath it; WRITE implies READ. Every route of this API names the section it needs in its description; a member whose grants do not reach it gets 403 PERMISSION_DENIED.
+         *
+         *     Sortable: level, display_name. Filterable: parent, level. Default order: `level asc`. Requires a signed-in user only.
+         */
+        get: operations["ListPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/permissions/{permission_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Permission
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires a signed-in user only.
+         */
+        get: operations["GetPermission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/projects/{project_id}": {
         parameters: {
             query?: never;
@@ -646,14 +932,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Project
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         delete: operations["DeleteProject"];
         options?: never;
         head?: never;
         /**
          * Update a Project
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         patch: operations["UpdateProject"];
         trace?: never;
@@ -677,9 +963,51 @@ export interface paths {
          * Create a Website
          * @description A website. Create starts a provisioning Operation; `provisioning_status` is PENDING until it ends (ACTIVE or FAILED).
          *
-         *     Requires WRITE on section `account`.
+         *     Requires WRITE on section `account.projects`.
          */
         post: operations["CreateWebsite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List roles
+         * @description The built-in roles of every account (read-only): `roles/administrator` (everything), `roles/editor` (reads everything, writes `website` and beneath), `roles/restricted` (only the grants of its membership). Accounts define more in `account_roles`.
+         *
+         *     Sortable: display_name. Filterable: display_name. Default order: `display_name asc`. Requires a signed-in user only.
+         */
+        get: operations["ListRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/roles/{role_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Role
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires a signed-in user only.
+         */
+        get: operations["GetRole"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -728,6 +1056,124 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/users/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a User
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        get: operations["GetUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a UserProfile
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        get: operations["GetUserProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a UserProfile
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        patch: operations["UpdateUserProfile"];
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}/profile:delete_account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete the signed-in user
+         * @description Deletes the user with their profile, memberships, sessions (every token stops working) and pending mails' tokens, in one transaction; content they wrote (pages, media, ...) stays with its account. Needs the current password (400 INVALID_ARGUMENT naming `current_password`).
+         *
+         *     Accounts where the user is the **only member** are deleted with them (with their projects and websites). Where the user is the **only administrator and other members exist**, the call is refused with 400 FAILED_PRECONDITION, reason `LAST_ADMINISTRATOR`, its message naming every such account, unless `account_actions` says what to do with each: `DELETE_ACCOUNT` (the account goes, with everything in it) or `TRANSFER` (`new_administrator`, another member as `users/{user}`, becomes administrator). Accounts with another administrator are simply left. An action may name only an account the user administers (else INVALID_ARGUMENT naming it).
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        post: operations["DeleteAccountUserProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}:change_email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the sign-in address (confirmed by mail)
+         * @description Needs the current password (as `:change_password`). Mails a confirmation link (valid 24 hours, one use) to `new_email` and a notice to the current address; the address changes only when the link's token is sent to `users:confirm_email`. A new request replaces an earlier pending one. `new_email` already used by another user answers 409 ALREADY_EXISTS; the current address, 400 INVALID_ARGUMENT.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        post: operations["ChangeEmailUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users/{user_id}:change_password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the password
+         * @description Needs the current password (a wrong one answers 400 INVALID_ARGUMENT naming `current_password`, and counts as a failed sign-in: too many answer 429 RESOURCE_EXHAUSTED with RETRY_INFO). The new password follows the sign-up rules (at least 8 characters with a letter and a digit; else INVALID_ARGUMENT naming `new_password`). Every other session of the user ends at once (their tokens answer 401); the caller's token keeps working. A `password_changed` notice is mailed to the user's address.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.
+         */
+        post: operations["ChangePasswordUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/users:authenticate": {
         parameters: {
             query?: never;
@@ -742,6 +1188,26 @@ export interface paths {
          * @description Answers a bearer token. Failed attempts are limited per email and per client address (429 RESOURCE_EXHAUSTED with RETRY_INFO).
          */
         post: operations["AuthenticateUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users:confirm_email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a new sign-in address with the mailed token
+         * @description Switches the user's sign-in address to the one `users/{user}:change_email` asked for; sign-in uses the new address from now on. A token that is unknown, tampered with, expired or already used answers 400 INVALID_ARGUMENT naming `token`; an address another user took meanwhile answers 409 ALREADY_EXISTS naming `new_email`. Needs no bearer token: the mailed token is the proof.
+         */
+        post: operations["ConfirmEmail"];
         delete?: never;
         options?: never;
         head?: never;
@@ -779,9 +1245,49 @@ export interface paths {
         put?: never;
         /**
          * Exchange a valid bearer token for a fresh one
-         * @description The new token has a full lifetime; the old one keeps working until it expires or `users:sign_out_everywhere` is called.
+         * @description The new token has a full lifetime and belongs to the same session; the old one keeps working until it expires or the session ends (`users:sign_out_everywhere`, a password change or reset).
          */
         post: operations["RefreshToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users:request_password_reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mail a password reset link
+         * @description Answers 200 `{}` whether or not a user signs in with `email`, after the same time either way (no account enumeration). When one does, a link (`ADMIN_BASE_URL` + `/reset-password#token=…`) valid 60 minutes and usable once goes to the user's stored address; a newer request replaces the earlier link. Limited to 3 requests per address and 20 per client address in 15 minutes (429 RESOURCE_EXHAUSTED with RETRY_INFO and Retry-After).
+         */
+        post: operations["RequestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/users:reset_password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with a mailed reset token
+         * @description Sets the password and ends every session of the user (every token answers 401); a `password_changed` notice is mailed. A token that is unknown, tampered with, expired or already used answers 400 INVALID_ARGUMENT naming `token` (one error for all). Of two concurrent calls with one token exactly one succeeds. The new password follows the sign-up rules (INVALID_ARGUMENT naming `new_password`).
+         */
+        post: operations["ResetPassword"];
         delete?: never;
         options?: never;
         head?: never;
@@ -799,7 +1305,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke every token of the signed-in user
-         * @description Raises the user's token version: every token issued before stops working (in other server processes within 5 seconds).
+         * @description Ends every session of the user, this one included: every token issued so far answers 401 from the next request on, on every server process.
          */
         post: operations["SignOutEverywhere"];
         delete?: never;
@@ -824,14 +1330,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a Website
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         delete: operations["DeleteWebsite"];
         options?: never;
         head?: never;
         /**
          * Update a Website
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `account.projects`.
          */
         patch: operations["UpdateWebsite"];
         trace?: never;
@@ -847,7 +1353,7 @@ export interface paths {
          * List blog_authors
          * @description An author of blog posts (a byline; optionally the platform user it is). Deleting an author removes it from every post (`author_ids`) in the same transaction. Per-view overlays live in `blog_authors/{a}/views`.
          *
-         *     Sortable: create_time, display_name. Filterable: create_time, display_name, url_key, user_id. Default order: `display_name asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name. Filterable: create_time, display_name, url_key, user_id. Default order: `display_name asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogAuthors"];
         put?: never;
@@ -873,7 +1379,7 @@ export interface paths {
         };
         /**
          * Get a BlogAuthor
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogAuthor"];
         put?: never;
@@ -903,7 +1409,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a blog author: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, bio.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogAuthorViews"];
         put?: never;
@@ -923,7 +1429,7 @@ export interface paths {
         };
         /**
          * Get a BlogAuthorView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogAuthorView"];
         put?: never;
@@ -955,7 +1461,7 @@ export interface paths {
          * Read a blog author as a view sees it
          * @description Answers the author as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.blog`.
          */
         post: operations["ResolveBlogAuthor"];
         delete?: never;
@@ -975,7 +1481,7 @@ export interface paths {
          * List blog_categories
          * @description A category of blog posts. Categories form a tree (materialised path, like media folders): `parent_id` is set on create and changed only by `:move`. `:set_posts` replaces the set and order of the posts in the category. Delete of a category with sub-categories or posts answers FAILED_PRECONDITION (`CATEGORY_NOT_EMPTY`) unless `force=true`, which deletes the category with its whole subtree and removes them from every post (`category_ids`); the posts themselves stay. Per-view overlays live in `blog_categories/{c}/views`.
          *
-         *     Sortable: create_time, display_name, path, level, sort_order. Filterable: create_time, display_name, url_key, parent_id, path, level. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name, path, level, sort_order. Filterable: create_time, display_name, url_key, parent_id, path, level. Default order: `path asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogCategories"];
         put?: never;
@@ -1001,7 +1507,7 @@ export interface paths {
         };
         /**
          * Get a BlogCategory
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogCategory"];
         put?: never;
@@ -1031,7 +1537,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a blog category: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, description, meta_title, meta_description.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogCategoryViews"];
         put?: never;
@@ -1051,7 +1557,7 @@ export interface paths {
         };
         /**
          * Get a BlogCategoryView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogCategoryView"];
         put?: never;
@@ -1107,7 +1613,7 @@ export interface paths {
          * Read a blog category as a view sees it
          * @description Answers the category as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.blog`.
          */
         post: operations["ResolveBlogCategory"];
         delete?: never;
@@ -1151,7 +1657,7 @@ export interface paths {
          * List blog_posts
          * @description A blog post of the website. `state` DRAFT, SCHEDULED (goes live by itself at `publish_time`, through a durable Operation: a worker that was down or crashed publishes every overdue post as soon as it runs) or PUBLISHED. Every write that changes what an editor writes keeps the new state as a revision (`blog_posts/{p}/revisions`, the newest 50). Per-view overlays live in `blog_posts/{p}/views`; `:resolve` reads the post as a view sees it.
          *
-         *     Sortable: publish_time, create_time, update_time, title. Filterable: create_time, update_time, title, url_key, state, publish_time, category_ids, tag_ids, author_ids. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: publish_time, create_time, update_time, title. Filterable: create_time, update_time, title, url_key, state, publish_time, category_ids, tag_ids, author_ids. Default order: `create_time desc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogPosts"];
         put?: never;
@@ -1177,7 +1683,7 @@ export interface paths {
         };
         /**
          * Get a BlogPost
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogPost"];
         put?: never;
@@ -1207,7 +1713,7 @@ export interface paths {
          * List revisions
          * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's etag at that write. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
          *
-         *     Sortable: create_time, post_revision. Filterable: create_time, created_by. Default order: `post_revision desc`. Requires READ on section `website`.
+         *     Sortable: create_time, post_revision. Filterable: create_time, created_by. Default order: `post_revision desc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogPostRevisions"];
         put?: never;
@@ -1227,7 +1733,7 @@ export interface paths {
         };
         /**
          * Get a BlogPostRevision
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogPostRevision"];
         put?: never;
@@ -1273,7 +1779,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a blog post: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, custom_excerpt, content, feature_image_alt, meta_title, meta_description, og_title, og_description.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogPostViews"];
         put?: never;
@@ -1293,7 +1799,7 @@ export interface paths {
         };
         /**
          * Get a BlogPostView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogPostView"];
         put?: never;
@@ -1349,7 +1855,7 @@ export interface paths {
          * Read a blog post as a view sees it
          * @description Answers the post as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the post's, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. `excerpt` follows the resolved `custom_excerpt`/`content`. `is_visible`: PUBLISHED and visible in the view. A view of another website is INVALID_ARGUMENT. Reads only.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.blog`.
          */
         post: operations["ResolveBlogPost"];
         delete?: never;
@@ -1393,7 +1899,7 @@ export interface paths {
          * List blog_tags
          * @description A tag of blog posts. Deleting a tag removes it from every post (`tag_ids`) in the same transaction. Per-view overlays live in `blog_tags/{t}/views`.
          *
-         *     Sortable: create_time, display_name. Filterable: create_time, display_name, url_key. Default order: `display_name asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name. Filterable: create_time, display_name, url_key. Default order: `display_name asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogTags"];
         put?: never;
@@ -1419,7 +1925,7 @@ export interface paths {
         };
         /**
          * Get a BlogTag
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogTag"];
         put?: never;
@@ -1449,7 +1955,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a blog tag: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: display_name, description.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.blog`.
          */
         get: operations["ListBlogTagViews"];
         put?: never;
@@ -1469,7 +1975,7 @@ export interface paths {
         };
         /**
          * Get a BlogTagView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.blog`.
          */
         get: operations["GetBlogTagView"];
         put?: never;
@@ -1501,7 +2007,7 @@ export interface paths {
          * Read a blog tag as a view sees it
          * @description Answers the tag as the rendered site shows it in `view_id` (default: the website's default view): each field listed in that view overlay's `overridden` replaces the stored one, and a view without an overlay listing a field shows its fallback chain's (`views.fallback_view_id`): the one resolution of `cms_pages:resolve`. A view of another website is INVALID_ARGUMENT. Reads only.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.blog`.
          */
         post: operations["ResolveBlogTag"];
         delete?: never;
@@ -1521,7 +2027,7 @@ export interface paths {
          * List cms_blocks
          * @description A reusable piece of content (footer, banner) that themes and pages place by its `identifier`. Per-view overlays live in `cms_blocks/{b}/views`; `:resolve` answers the block as a given view sees it.
          *
-         *     Sortable: create_time, update_time, title, identifier. Filterable: create_time, update_time, is_active, title, identifier, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time, title, identifier. Filterable: create_time, update_time, is_active, title, identifier, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsBlocks"];
         put?: never;
@@ -1547,7 +2053,7 @@ export interface paths {
         };
         /**
          * Get a CmsBlock
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsBlock"];
         put?: never;
@@ -1577,7 +2083,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a block: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, content.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsBlockViews"];
         put?: never;
@@ -1597,7 +2103,7 @@ export interface paths {
         };
         /**
          * Get a CmsBlockView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsBlockView"];
         put?: never;
@@ -1629,7 +2135,7 @@ export interface paths {
          * Read a block as a view sees it
          * @description Answers the block as the rendered site shows it in `view_id` (default: the website's default view): each field shows the value of the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the block's own; `field_sources` names the view of each. `is_visible` says whether the site shows it there (decided by the view read as). A view of another website is INVALID_ARGUMENT. Reads only; two prepared, indexed queries.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.content`.
          */
         post: operations["ResolveCmsBlock"];
         delete?: never;
@@ -1649,7 +2155,7 @@ export interface paths {
          * List cms_pages
          * @description A content page of the website, addressed on the site by `url_key` under each view it is visible in. Per-view overlays live in `cms_pages/{p}/views`, customer-group versions in `cms_pages/{p}/groups`; `:resolve` answers the page as a given view and customer group see it.
          *
-         *     Sortable: create_time, update_time, title, url_key. Filterable: create_time, update_time, is_active, title, url_key, meta_robots, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time, title, url_key. Filterable: create_time, update_time, is_active, title, url_key, meta_robots, visible_view_ids. Default order: `create_time desc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsPages"];
         put?: never;
@@ -1675,7 +2181,7 @@ export interface paths {
         };
         /**
          * Get a CmsPage
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsPage"];
         put?: never;
@@ -1705,7 +2211,7 @@ export interface paths {
          * List groups
          * @description A customer-group version of a page: what members of the named customer groups read instead of the page. When several versions match a visitor, the highest `priority` wins (ties: the older one); visitors in none of the groups read the page. The fields a version sets replace the page's; `url_key`, `is_active` and the page's own `visible_view_ids` stay the page's. `cms_pages/{p}:resolve` with `customer_group_id` reads the page as a group sees it.
          *
-         *     Sortable: priority, create_time. Filterable: create_time, update_time, priority, is_active, customer_group_ids, visible_view_ids. Default order: `priority desc`. Requires READ on section `website`.
+         *     Sortable: priority, create_time. Filterable: create_time, update_time, priority, is_active, customer_group_ids, visible_view_ids. Default order: `priority desc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsPageGroups"];
         put?: never;
@@ -1731,7 +2237,7 @@ export interface paths {
         };
         /**
          * Get a CmsPageGroup
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsPageGroup"];
         put?: never;
@@ -1761,7 +2267,7 @@ export interface paths {
          * List views
          * @description Per-view overlay of a page: its id is the id of the view it overlays (a view of the same website). Create or replace it with `PATCH …/views/{view_id}?allow_missing=true` (201 when created). Overridable: title, content_heading, content, meta_title, meta_description, meta_keywords.
          *
-         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, update_time. Filterable: create_time, update_time, overridden. Default order: `create_time asc`. Requires READ on section `website.content`.
          */
         get: operations["ListCmsPageViews"];
         put?: never;
@@ -1781,7 +2287,7 @@ export interface paths {
         };
         /**
          * Get a CmsPageView
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
          */
         get: operations["GetCmsPageView"];
         put?: never;
@@ -1813,7 +2319,7 @@ export interface paths {
          * Read a page as a view and a customer group see it
          * @description Answers the page as the rendered site shows it (AIP-136 custom method; reads only, changes nothing). `view_id` (default: the website's default view) applies that view's overlays: each field shows the value of the nearest view along the view's fallback chain (the view itself, then its `fallback_view_id`, …) whose overlay lists the field in `overridden`, else the page's own; `overridden_fields` and `field_sources` say which fields came from which view. `customer_group_id` applies the customer-group version (`cms_pages/{p}/groups`) with the highest `priority` whose `customer_group_ids` contain the group and whose `visible_view_ids` admit the view (ties: the older version); the fields it sets replace what the view shows, the rest show the view's. Without a matching version (or without a group) everybody reads the page. `is_visible` says whether the site would serve it in that view (`is_active` and `visible_view_ids`). `customer_id` reads as a customer (see the field). A view, customer group or customer of another website is INVALID_ARGUMENT. `is_visible` and the versions that match are decided by the view read as, never by its fallbacks. Prepared, indexed queries: the page, the view chain with its overlays, and the group version.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.content`.
          */
         post: operations["ResolveCmsPage"];
         delete?: never;
@@ -1831,7 +2337,7 @@ export interface paths {
         };
         /**
          * Get a CustomDomain
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
          */
         get: operations["GetCustomDomain"];
         put?: never;
@@ -1857,7 +2363,7 @@ export interface paths {
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.settings`.
          */
         post: operations["VerifyCustomDomain"];
         delete?: never;
@@ -2149,7 +2655,7 @@ export interface paths {
          * List email_templates
          * @description Emails the platform sends on the website’s behalf. One template per kind, created with the website; the id is the kind. `subject`, `body` (HTML) and `text_body` (plain-text alternative) may use the `{{placeholders}}` the kind declares in `placeholders`; an undeclared placeholder, an unclosed `{{`, or a required placeholder missing from a body is INVALID_ARGUMENT naming the field. Templates cannot be created or deleted (Delete answers FAILED_PRECONDITION, reason `EMAIL_TEMPLATE_REQUIRED`). `:render` previews one with sample values.
          *
-         *     Sortable: kind, update_time. Filterable: kind, update_time. Default order: `kind asc`. Requires READ on section `website`.
+         *     Sortable: kind, update_time. Filterable: kind, update_time. Default order: `kind asc`. Requires READ on section `website.settings`.
          */
         get: operations["ListEmailTemplates"];
         put?: never;
@@ -2169,21 +2675,21 @@ export interface paths {
         };
         /**
          * Get a EmailTemplate
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
          */
         get: operations["GetEmailTemplate"];
         put?: never;
         post?: never;
         /**
          * Delete a EmailTemplate
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.settings`.
          */
         delete: operations["DeleteEmailTemplate"];
         options?: never;
         head?: never;
         /**
          * Update a EmailTemplate
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.settings`.
          */
         patch: operations["UpdateEmailTemplate"];
         trace?: never;
@@ -2201,7 +2707,7 @@ export interface paths {
          * Preview an email template
          * @description Fills the template’s placeholders: `values` first, each placeholder’s `sample_value` for the rest. `subject`, `body` and `text_body` in the request preview unsaved text instead of the stored one (checked like an Update). Values are HTML-escaped in `body`; line breaks are dropped from `subject`. A value for a placeholder the kind does not declare is INVALID_ARGUMENT on `values.<name>`. Writes nothing.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.settings`.
          */
         post: operations["RenderEmailTemplate"];
         delete?: never;
@@ -2221,7 +2727,7 @@ export interface paths {
          * List media
          * @description A file of the website's media library. Uploaded with `POST .../media` as `multipart/form-data` (the file in the part `file`; `alt_text`, `title`, `folder_id` as plain parts); served publicly, transformed on the fly, at `url`.
          *
-         *     Sortable: create_time, filename, folder_id, is_image, mime_type, original_filename. Filterable: alt_text, create_time, filename, folder_id, is_image, mime_type, original_filename, title. Default order: `create_time desc`. Requires READ on section `website`.
+         *     Sortable: create_time, filename, folder_id, is_image, mime_type, original_filename. Filterable: alt_text, create_time, filename, folder_id, is_image, mime_type, original_filename, title. Default order: `create_time desc`. Requires READ on section `website.media`.
          */
         get: operations["ListMedia"];
         put?: never;
@@ -2245,21 +2751,21 @@ export interface paths {
         };
         /**
          * Get a Media
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.media`.
          */
         get: operations["GetMedia"];
         put?: never;
         post?: never;
         /**
          * Delete a Media
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         delete: operations["DeleteMedia"];
         options?: never;
         head?: never;
         /**
          * Update a Media
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         patch: operations["UpdateMedia"];
         trace?: never;
@@ -2277,7 +2783,7 @@ export interface paths {
          * Sign the public URL of one variant of a Media
          * @description Answers `{url}`: the public read of this media with the given transform parameters in canonical order and their `sig` (HMAC over the website id, media id and parameters under the platform key `MEDIA_SIGNING_SECRET`). A website whose setting `media.transforms.require_signature` is true serves variants only for such URLs; the original needs none. The parameters are checked as the public read checks them (INVALID_ARGUMENT naming the field): ranges, `crop` needs `w` and `h`, images only, enlargements within `MEDIA_MAX_ENLARGED_PIXELS`. A signature does not expire; it stops working when the key changes.
          *
-         *     Requires READ on section `website`.
+         *     Requires READ on section `website.media`.
          */
         post: operations["SignTransformMedia"];
         delete?: never;
@@ -2297,7 +2803,7 @@ export interface paths {
          * List media_folders
          * @description A folder of the media library. `parent_id` is set on create and changed only by `:move`, which also rewrites `path`, `level` and `sort_order` of the folder and its whole subtree. Delete of a folder holding folders or media answers FAILED_PRECONDITION (`FOLDER_NOT_EMPTY`) unless `force=true`, which deletes the subtree and its media.
          *
-         *     Sortable: display_name, level, parent_id, path, sort_order. Filterable: display_name, level, parent_id, path. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: display_name, level, parent_id, path, sort_order. Filterable: display_name, level, parent_id, path. Default order: `path asc`. Requires READ on section `website.media`.
          */
         get: operations["ListMediaFolders"];
         put?: never;
@@ -2305,7 +2811,7 @@ export interface paths {
          * Create a MediaFolder
          * @description A folder of the media library. `parent_id` is set on create and changed only by `:move`, which also rewrites `path`, `level` and `sort_order` of the folder and its whole subtree. Delete of a folder holding folders or media answers FAILED_PRECONDITION (`FOLDER_NOT_EMPTY`) unless `force=true`, which deletes the subtree and its media.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.media`.
          */
         post: operations["CreateMediaFolder"];
         delete?: never;
@@ -2323,21 +2829,21 @@ export interface paths {
         };
         /**
          * Get a MediaFolder
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.media`.
          */
         get: operations["GetMediaFolder"];
         put?: never;
         post?: never;
         /**
          * Delete a MediaFolder
-         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         delete: operations["DeleteMediaFolder"];
         options?: never;
         head?: never;
         /**
          * Update a MediaFolder
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.media`.
          */
         patch: operations["UpdateMediaFolder"];
         trace?: never;
@@ -2357,7 +2863,7 @@ export interface paths {
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.media`.
          */
         post: operations["MoveMediaFolder"];
         delete?: never;
@@ -2377,7 +2883,7 @@ export interface paths {
          * List navigation_menus
          * @description A navigation menu (main menu, footer links). Its entries are `navigation_menus/{m}/items`, a tree ordered with `:move`. Every website gets the menu `main` (identifier `main`) at provisioning. Delete removes the menu with its items.
          *
-         *     Sortable: create_time, display_name. Filterable: create_time, update_time, display_name, identifier, visible_view_ids. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name. Filterable: create_time, update_time, display_name, identifier, visible_view_ids. Default order: `create_time asc`. Requires READ on section `website.navigation`.
          */
         get: operations["ListNavigationMenus"];
         put?: never;
@@ -2403,7 +2909,7 @@ export interface paths {
         };
         /**
          * Get a NavigationMenu
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.navigation`.
          */
         get: operations["GetNavigationMenu"];
         put?: never;
@@ -2433,7 +2939,7 @@ export interface paths {
          * List items
          * @description An entry of a navigation menu: a label linking to a page of the website (`cms_page_id`, follows the page's `url_key`) or to a `url`. Items form a tree (materialised path, like media folders); `:move` changes the parent and the place among siblings. Deleting an item deletes its sub-items. Default order `path asc` lists the tree depth-first; `filter=parent_id = "x"` with `order_by=sort_order` lists one level in menu order.
          *
-         *     Sortable: path, sort_order, level, parent_id, create_time, label. Filterable: create_time, update_time, label, parent_id, level, path, cms_page_id, is_active, visible_view_ids. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: path, sort_order, level, parent_id, create_time, label. Filterable: create_time, update_time, label, parent_id, level, path, cms_page_id, is_active, visible_view_ids. Default order: `path asc`. Requires READ on section `website.navigation`.
          */
         get: operations["ListNavigationItems"];
         put?: never;
@@ -2459,7 +2965,7 @@ export interface paths {
         };
         /**
          * Get a NavigationItem
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.navigation`.
          */
         get: operations["GetNavigationItem"];
         put?: never;
@@ -2553,7 +3059,7 @@ export interface paths {
          * List settings
          * @description Website settings keyed by dotted path (`websites/{w}/settings/general.site.name`). Every path of `setting_descriptors` is listed; a never-written setting answers its default (`source` DEFAULT, etag `0`, no timestamps). Update writes `value` only. `:batch_update` writes several atomically. Writing `general.web.custom_domain` sets the website’s `custom_domain`.
          *
-         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website.settings`.
          */
         get: operations["ListSettings"];
         put?: never;
@@ -2573,7 +3079,7 @@ export interface paths {
         };
         /**
          * Get a Setting
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
          */
         get: operations["GetSetting"];
         put?: never;
@@ -2583,7 +3089,7 @@ export interface paths {
         head?: never;
         /**
          * Update a Setting
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.settings`.
          */
         patch: operations["UpdateSetting"];
         trace?: never;
@@ -2601,7 +3107,7 @@ export interface paths {
          * Write several settings atomically
          * @description Writes up to 100 settings in one transaction: all land or none. Every request is checked first; each bad one is a FIELD_VIOLATION naming `requests[i].path` (unknown, repeated, or not view-overridable in a view) or `requests[i].value`, and nothing is written. `value: null` returns a setting to its inherited value. An `etag` per request makes that write conditional (409 ABORTED, nothing written). `validate_only: true` checks and answers without writing. Answers the written settings in request order.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.settings`.
          */
         post: operations["BatchUpdateSettings"];
         delete?: never;
@@ -2619,7 +3125,7 @@ export interface paths {
         };
         /**
          * Get a Theme
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.theme`.
          */
         get: operations["GetTheme"];
         put?: never;
@@ -2629,7 +3135,7 @@ export interface paths {
         head?: never;
         /**
          * Update a Theme
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.theme`.
          */
         patch: operations["UpdateTheme"];
         trace?: never;
@@ -2645,7 +3151,7 @@ export interface paths {
          * List views
          * @description A view of the website: a locale under its own URL prefix, with an optional fallback view whose content shows where this one has none. Pages, blocks and settings carry per-view overlays keyed by the view id.
          *
-         *     Sortable: create_time, display_name, locale. Filterable: create_time, display_name, locale, url_prefix, is_default, is_active, fallback_view_id. Default order: `create_time asc`. Requires READ on section `website`.
+         *     Sortable: create_time, display_name, locale. Filterable: create_time, display_name, locale, url_prefix, is_default, is_active, fallback_view_id. Default order: `create_time asc`. Requires READ on section `website.views`.
          */
         get: operations["ListViews"];
         put?: never;
@@ -2671,7 +3177,7 @@ export interface paths {
         };
         /**
          * Get a View
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.views`.
          */
         get: operations["GetView"];
         put?: never;
@@ -2701,7 +3207,7 @@ export interface paths {
          * List settings
          * @description Settings as they apply in one view: its own value where it overrides (`source` VIEW), else the website’s value or default. Every descriptor is listed; only those with `view_overridable` accept an Update (others answer FAILED_PRECONDITION, reason `SETTING_NOT_VIEW_OVERRIDABLE`). Sending `value: null` with `update_mask=value` removes the override. The etag covers both the override and the website value.
          *
-         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website`.
+         *     Sortable: path. Filterable: path, type, source, view_overridable. Default order: `path asc`. Requires READ on section `website.views`.
          */
         get: operations["ListViewSettings"];
         put?: never;
@@ -2721,7 +3227,7 @@ export interface paths {
         };
         /**
          * Get a ViewSetting
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.views`.
          */
         get: operations["GetViewSetting"];
         put?: never;
@@ -2731,7 +3237,7 @@ export interface paths {
         head?: never;
         /**
          * Update a ViewSetting
-         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.views`.
          */
         patch: operations["UpdateViewSetting"];
         trace?: never;
@@ -2749,7 +3255,7 @@ export interface paths {
          * Write several settings atomically
          * @description Writes up to 100 settings in one transaction: all land or none. Every request is checked first; each bad one is a FIELD_VIOLATION naming `requests[i].path` (unknown, repeated, or not view-overridable in a view) or `requests[i].value`, and nothing is written. `value: null` returns a setting to its inherited value. An `etag` per request makes that write conditional (409 ABORTED, nothing written). `validate_only: true` checks and answers without writing. Answers the written settings in request order.
          *
-         *     Requires WRITE on section `website`.
+         *     Requires WRITE on section `website.views`.
          */
         post: operations["BatchUpdateViewSettings"];
         delete?: never;
@@ -2786,6 +3292,25 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AcceptInvitationRequest: {
+            /** @description Only without a bearer token, for a new user: their display name. */
+            display_name?: string;
+            /** @description Only without a bearer token, for a new user: at least 8 characters with a letter and a digit. */
+            password?: string;
+            /** @description The token of the invitation link. */
+            token: string;
+        };
+        /** @description The new membership; for a user created by the acceptance, also a bearer token. */
+        AcceptInvitationResponse: {
+            /**
+             * Format: date-time
+             * @description When `token` stops working.
+             */
+            expire_time?: string;
+            member: components["schemas"]["Member"];
+            /** @description Bearer JWT of the user the acceptance created (absent when the caller was signed in). */
+            token?: string;
+        };
         /**
          * @description An account owns projects; users reach its websites through a membership.
          * @example {
@@ -2831,6 +3356,70 @@ export interface components {
             display_name: string | null;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
+        };
+        /**
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "grants": [],
+         *       "id": "0j5r8k2mctqfe0sphq25",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/account_roles/0j5r8k2mctqfe0sphq25",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        AccountRole: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description What the role is for. */
+            description?: string;
+            /** @description Name of the role, unique in the account. */
+            display_name: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
+            grants: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /**
+         * @description Fields of a new AccountRole. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "grants": []
+         *     }
+         */
+        AccountRoleCreate: {
+            /** @description What the role is for. */
+            description?: string | null;
+            /** @description Name of the role, unique in the account. */
+            display_name: string | null;
+            /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
+            grants?: components["schemas"]["Grant"][] | null;
+        };
+        /** @description Fields of AccountRole to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        AccountRoleUpdate: {
+            /** @description What the role is for. */
+            description?: string | null;
+            /** @description Name of the role, unique in the account. */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
+            grants?: components["schemas"]["Grant"][] | null;
         };
         /** @description Fields of Account to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         AccountUpdate: {
@@ -4768,6 +5357,25 @@ export interface components {
             /** @description Names of the fields this view overrides (`display_name`, `description`); every other field shows the blog tag's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
             overridden?: string[] | null;
         };
+        ChangeEmailUserRequest: {
+            /** @description The password in use now. */
+            current_password: string;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+            /**
+             * Format: email
+             * @description The new sign-in address.
+             */
+            new_email: string;
+        };
+        ChangePasswordUserRequest: {
+            /** @description The password in use now. */
+            current_password: string;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+            /** @description The new password. */
+            new_password: string;
+        };
         /**
          * @description A reusable piece of content (footer, banner) that themes and pages place by its `identifier`. Per-view overlays live in `cms_blocks/{b}/views`; `:resolve` answers the block as a given view sees it.
          * @example {
@@ -5227,6 +5835,10 @@ export interface components {
             overridden?: string[] | null;
             /** @description Title (the `<h1>`/`<title>` fallback). Shown in this view only while `title` is in `overridden`. */
             title?: string | null;
+        };
+        ConfirmEmailRequest: {
+            /** @description The token of the mailed link (after `#token=`). */
+            token: string;
         };
         /**
          * @description Where the website answers (read-only): its platform hostname `{code}.{PLATFORM_DOMAIN}`, the custom domain written through the setting `general.web.custom_domain`, the DNS record to create (a CNAME from the domain to the platform hostname) and `status`: NOT_CONFIGURED (no custom domain), PENDING_DNS (set; the record was not found yet), CONNECTED (`:verify` found the record), MISCONFIGURED (the domain has a CNAME to somewhere else).
@@ -5778,6 +6390,24 @@ export interface components {
             /** @description Free labels, each 1 to 64 characters, at most 100; duplicates kept once. Filter `tags:"vip"` matches customers holding the tag. */
             tags?: string[] | null;
         };
+        DeleteAccountUserProfileRequest: {
+            /** @description What happens to each account the user administers alone. */
+            account_actions?: {
+                /** @description The account, as `accounts/{account}`. */
+                account: string;
+                /**
+                 * @description `DELETE_ACCOUNT`: delete it with everything in it; `TRANSFER`: make `new_administrator` an administrator.
+                 * @enum {string}
+                 */
+                action: "DELETE_ACCOUNT" | "TRANSFER";
+                /** @description With `TRANSFER`: another member, as `users/{user}`. */
+                new_administrator?: string;
+            }[];
+            /** @description The password in use now. */
+            current_password: string;
+            /** @description Write only if the resource still has this etag (like `If-Match`). */
+            etag?: string;
+        };
         /**
          * @description Emails the platform sends on the website’s behalf. One template per kind, created with the website; the id is the kind. `subject`, `body` (HTML) and `text_body` (plain-text alternative) may use the `{{placeholders}}` the kind declares in `placeholders`; an undeclared placeholder, an unclosed `{{`, or a required placeholder missing from a body is INVALID_ARGUMENT naming the field. Templates cannot be created or deleted (Delete answers FAILED_PRECONDITION, reason `EMAIL_TEMPLATE_REQUIRED`). `:render` previews one with sample values.
          * @example {
@@ -5892,6 +6522,122 @@ export interface components {
              * @enum {string}
              */
             type: "FIELD_VIOLATION";
+        };
+        /** @description Access to a section of the permission tree (`permissions`) and everything beneath it; WRITE implies READ. */
+        Grant: {
+            /**
+             * @description READ, or WRITE (which implies READ).
+             * @enum {string}
+             */
+            access: "READ" | "WRITE";
+            /** @description A section of the permission tree, e.g. `website.content`. */
+            section: string;
+        };
+        /**
+         * @description Invitations to join the account. Create sends a mail with a one-time link (token of 256 random bits, stored hashed, valid until `expire_time`, default 7 days, at most 30). `state`: PENDING, ACCEPTED, REVOKED, or EXPIRED (a pending invitation past `expire_time`). Inviting an address that already is a member, or that has a pending invitation, answers ALREADY_EXISTS naming `email` (use `:resend` or `:revoke`). The inviter cannot offer more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Mails per account are limited (INVITATION_RATE_LIMIT per hour, create and `:resend` alike): beyond, 429 RESOURCE_EXHAUSTED with RETRY_INFO.
+         * @example {
+         *       "accept_time": "2026-01-15T09:30:00.000Z",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "email": "someone@example.com",
+         *       "etag": "3-mjx8q2k0",
+         *       "expire_time": "2026-01-15T09:30:00.000Z",
+         *       "grants": [],
+         *       "id": "0j5r8k2m4uo3lso34uje",
+         *       "inviter": "Inviter",
+         *       "member": "Member",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/invitations/0j5r8k2m4uo3lso34uje",
+         *       "role": "roles/editor",
+         *       "state": "PENDING",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "website_ids": []
+         *     }
+         */
+        Invitation: {
+            /**
+             * Format: date-time
+             * @description When the invitation was accepted.
+             */
+            readonly accept_time?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Address the invitation is sent to; only the user holding it may accept. */
+            email: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working; default 7 days after create (or the latest `:resend`), at most 30 days ahead.
+             */
+            expire_time?: string;
+            /** @description Grants of the membership on top of its role's. */
+            grants: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Who invited, `users/{user}`. */
+            readonly inviter?: string;
+            /** @description The membership the acceptance made, `accounts/{account}/members/{user}`. */
+            readonly member?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Role of the membership: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. An account role deleted before acceptance leaves `roles/restricted`. */
+            role: string;
+            /**
+             * @description PENDING, ACCEPTED, REVOKED, or EXPIRED (pending past `expire_time`).
+             * @enum {string}
+             */
+            readonly state?: "PENDING" | "ACCEPTED" | "REVOKED" | "EXPIRED";
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description Websites the membership will be limited to; empty: every website. */
+            website_ids: string[];
+        };
+        /**
+         * @description Fields of a new Invitation. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "email": "someone@example.com",
+         *       "expire_time": "2026-01-15T09:30:00.000Z",
+         *       "grants": [],
+         *       "role": "roles/editor",
+         *       "website_ids": []
+         *     }
+         */
+        InvitationCreate: {
+            /** @description Address the invitation is sent to; only the user holding it may accept. */
+            email: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops working; default 7 days after create (or the latest `:resend`), at most 30 days ahead.
+             */
+            expire_time?: string | null;
+            /** @description Grants of the membership on top of its role's. */
+            grants?: components["schemas"]["Grant"][] | null;
+            /** @description Role of the membership: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. An account role deleted before acceptance leaves `roles/restricted`. */
+            role: string | null;
+            /** @description Websites the membership will be limited to; empty: every website. */
+            website_ids?: string[] | null;
+        };
+        /**
+         * LeaveAccountResponse
+         * @description The caller is no member of the account any more.
+         */
+        LeaveAccountResponse: Record<string, never>;
+        /** @description A page of account_roles. */
+        ListAccountRolesResponse: {
+            /** @description The page, in the requested order. */
+            account_roles: components["schemas"]["AccountRole"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
         };
         /** @description A page of accounts. */
         ListAccountsResponse: {
@@ -6253,6 +6999,18 @@ export interface components {
              */
             total_size: number;
         };
+        /** @description A page of invitations. */
+        ListInvitationsResponse: {
+            /** @description The page, in the requested order. */
+            invitations: components["schemas"]["Invitation"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of media_folders. */
         ListMediaFoldersResponse: {
             /** @description The page, in the requested order. */
@@ -6269,6 +7027,18 @@ export interface components {
         ListMediaResponse: {
             /** @description The page, in the requested order. */
             media: components["schemas"]["Media"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of members. */
+        ListMembersResponse: {
+            /** @description The page, in the requested order. */
+            members: components["schemas"]["Member"][];
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
             /**
@@ -6301,12 +7071,36 @@ export interface components {
              */
             total_size: number;
         };
+        /** @description A page of permissions. */
+        ListPermissionsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /** @description The page, in the requested order. */
+            permissions: components["schemas"]["Permission"][];
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of projects. */
         ListProjectsResponse: {
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
             /** @description The page, in the requested order. */
             projects: components["schemas"]["Project"][];
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of roles. */
+        ListRolesResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /** @description The page, in the requested order. */
+            roles: components["schemas"]["Role"][];
             /**
              * Format: int64
              * @description Size of the whole filtered collection visible to the caller, not of the page.
@@ -6541,6 +7335,63 @@ export interface components {
             folder_id?: string;
             /** @description Title. */
             title?: string;
+        };
+        /**
+         * @description Who belongs to the account. A member holds its `role` (`roles/administrator`, `roles/editor`, `roles/restricted` or an account role) plus its own `grants`; with `website_ids` set, the membership reaches only those websites (others answer NOT_FOUND, and Lists of websites leave them out). Members join by accepting an invitation. Guards: the account always keeps an administrator (demoting or removing the last one is FAILED_PRECONDITION LAST_ADMINISTRATOR, also under concurrent requests); only administrators make administrators or change a member holding more than they hold; nobody grants more than they hold (PERMISSION_DENIED GRANT_EXCEEDS_OWN). Delete removes the membership only: what the member wrote stays. Changes take effect on the member's next request.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Display name",
+         *       "email": "Email",
+         *       "etag": "3-mjx8q2k0",
+         *       "grants": [],
+         *       "id": "0j5r8k2mo7uk33k7psr2",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/members/0j5r8k2mo7uk33k7psr2",
+         *       "role": "roles/editor",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "user": "User",
+         *       "website_ids": []
+         *     }
+         */
+        Member: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Display name of the user (from their profile). */
+            readonly display_name?: string;
+            /** @description Email address of the user. */
+            readonly email?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Grants of this membership on top of its role's. */
+            grants: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` (holds only `grants`) or `accounts/{account}/account_roles/{id}`. */
+            role?: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description The user, `users/{user}`; the member id is the user id. */
+            readonly user?: string;
+            /** @description Websites of the account the membership is limited to; empty: every website. Not allowed for administrators, who hold the whole account. */
+            website_ids: string[];
+        };
+        /** @description Fields of Member to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        MemberUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Grants of this membership on top of its role's. */
+            grants?: components["schemas"]["Grant"][] | null;
+            /** @description Role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` (holds only `grants`) or `accounts/{account}/account_roles/{id}`. */
+            role?: string | null;
+            /** @description Websites of the account the membership is limited to; empty: every website. Not allowed for administrators, who hold the whole account. */
+            website_ids?: string[] | null;
         };
         /**
          * @description An amount of money: `units` (a decimal string) plus `nanos` billionths, in `currency_code`.
@@ -6827,6 +7678,49 @@ export interface components {
              */
             update_time: string;
         };
+        /**
+         * @description The permission tree (read-only platform catalogue): every section a route requires READ or WRITE on. The id is the dotted section (`website.content`). A grant of READ or WRITE on a section covers every section beneath it; WRITE implies READ. Every route of this API names the section it needs in its description; a member whose grants do not reach it gets 403 PERMISSION_DENIED.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mfu4b6fk7o27a",
+         *       "level": 1,
+         *       "name": "permissions/0j5r8k2mfu4b6fk7o27a",
+         *       "parent": "Parent",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Permission: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description What the section covers. */
+            readonly description?: string;
+            /** @description Label. */
+            readonly display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /**
+             * Format: int32
+             * @description Depth in the tree: 0 for a top-level section.
+             */
+            readonly level?: number;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description The enclosing section (`website` for `website.content`); empty for a top-level section. */
+            readonly parent?: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
         /** @description Why a precondition failed, as a stable reason code to branch on (e.g. `NO_USABLE_CONNECTION`, `CAPTCHA_FAILED`). */
         PreconditionFailure: {
             /** @description For humans. */
@@ -6930,6 +7824,19 @@ export interface components {
              * @enum {string}
              */
             type: "REQUEST_INFO";
+        };
+        RequestPasswordResetRequest: {
+            /**
+             * Format: email
+             * @description The sign-in address.
+             */
+            email: string;
+        };
+        ResetPasswordRequest: {
+            /** @description At least 8 characters with a letter and a digit. */
+            new_password: string;
+            /** @description The token of the mailed link (after `#token=`). */
+            token: string;
         };
         ResolveBlogAuthorRequest: {
             /** @description View to read as; default: the website's default view. */
@@ -7277,6 +8184,42 @@ export interface components {
             type: "RETRY_INFO";
         };
         /**
+         * @description The built-in roles of every account (read-only): `roles/administrator` (everything), `roles/editor` (reads everything, writes `website` and beneath), `roles/restricted` (only the grants of its membership). Accounts define more in `account_roles`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mle6pi1vn8cbs",
+         *       "name": "roles/0j5r8k2mle6pi1vn8cbs",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Role: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description What the role may do. */
+            readonly description?: string;
+            /** @description Label. */
+            readonly display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description What the role holds: sections of the permission tree with READ or WRITE. */
+            readonly grants?: components["schemas"]["Grant"][];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
+        /**
          * SetBlogCategoryPostsResponse
          * @description The category and its posts in order.
          */
@@ -7540,6 +8483,90 @@ export interface components {
             expire_time: string;
             /** @description Bearer JWT for `Authorization: Bearer <token>`. */
             token: string;
+        };
+        /**
+         * @description A person who signs in. Only the signed-in user reaches their own `users/{user}` (alias `users/me`).
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Ada Lovelace",
+         *       "email": "ada@example.com",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mgpkinqqtatt6",
+         *       "name": "users/0j5r8k2mgpkinqqtatt6",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        User: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description The profile's display name (`users/{user}/profile`). */
+            readonly display_name?: string;
+            /** @description Sign-in address (lowercase). Changed with `:change_email` once the new address is confirmed. */
+            readonly email?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /**
+         * @description The signed-in user's profile: display name, locale, time zone, avatar.
+         * @example {
+         *       "avatar_uri": "https://cdn.example.com/ada.png",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "display_name": "Ada Lovelace",
+         *       "etag": "3-mjx8q2k0",
+         *       "locale": "en-GB",
+         *       "name": "users/0j5r8k2mgpkinqqtatt6/profile",
+         *       "time_zone": "Europe/Berlin",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        UserProfile: {
+            /** @description Absolute http(s) URL of the avatar image. */
+            avatar_uri?: string;
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description How the user is shown to other members (and named in invitation mails). */
+            display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Preferred language, a BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
+            locale?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case. */
+            time_zone?: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
+        /** @description Fields of UserProfile to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        UserProfileUpdate: {
+            /** @description Absolute http(s) URL of the avatar image. */
+            avatar_uri?: string | null;
+            /** @description How the user is shown to other members (and named in invitation mails). */
+            display_name?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Preferred language, a BCP 47 tag (`en`, `de-CH`), stored in canonical case. */
+            locale?: string | null;
+            /** @description IANA time zone (`Europe/Berlin`, `UTC`), stored in canonical case. */
+            time_zone?: string | null;
         };
         /**
          * @description A view of the website: a locale under its own URL prefix, with an optional fallback view whose content shows where this one has none. Pages, blocks and settings carry per-view overlays keyed by the view id.
@@ -7855,6 +8882,8 @@ export interface components {
     parameters: {
         /** @description Id of the account. */
         AccountId: string;
+        /** @description Id of the account_role. */
+        AccountRoleId: string;
         /** @description Id of the ai_agent. */
         AiAgentId: string;
         /** @description Id of the ai_connection. */
@@ -7909,10 +8938,14 @@ export interface components {
         IfMatch: string;
         /** @description Answer 304 without a body when the resource still has this etag. */
         IfNoneMatch: string;
+        /** @description Id of the invitation. */
+        InvitationId: string;
         /** @description Id of the media_folder. */
         MediaFolderId: string;
         /** @description Id of the media. */
         MediaId: string;
+        /** @description Id of the member. */
+        MemberId: string;
         /** @description Id of the navigation_item. */
         NavigationItemId: string;
         /** @description Id of the navigation_menu. */
@@ -7927,18 +8960,24 @@ export interface components {
         PageToken: string;
         /** @description Id of the path. */
         Path: string;
+        /** @description Id of the permission. */
+        PermissionId: string;
         /** @description Id of the project. */
         ProjectId: string;
         /** @description Idempotency key; a repeat answers the first result. */
         RequestId: string;
         /** @description Id of the revision. */
         RevisionId: string;
+        /** @description Id of the role. */
+        RoleId: string;
         /** @description Id of the setting_descriptor. */
         SettingDescriptorId: string;
         /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
         Skip: number;
         /** @description Comma-separated top-level field paths; `*` for every writable field. */
         UpdateMask: string;
+        /** @description Id of the user. */
+        UserId: string;
         /** @description Id of the version. */
         Version: string;
         /** @description Id of the view. */
@@ -8156,6 +9195,234 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Account"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListAccountRoles: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of account_roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAccountRolesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateAccountRole: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRoleCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
+                };
+            };
+            /** @description The created AccountRole. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetAccountRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the account_role. */
+                account_role_id: components["parameters"]["AccountRoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AccountRole. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteAccountRole: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+                /** @description Also delete everything the resource contains. */
+                force?: components["parameters"]["Force"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the account_role. */
+                account_role_id: components["parameters"]["AccountRoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateAccountRole: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the account_role. */
+                account_role_id: components["parameters"]["AccountRoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRoleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated AccountRole (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountRole"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -9535,6 +10802,413 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    ListInvitations: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of invitations. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListInvitationsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateInvitation: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreate"];
+            };
+        };
+        responses: {
+            /** @description The created Invitation. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the invitation. */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Invitation. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResendInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the invitation. */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Invitation. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RevokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the invitation. */
+                invitation_id: components["parameters"]["InvitationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Invitation. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListMembers: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListMembersResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the member. */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Member. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteMember: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the member. */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateMember: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the member. */
+                member_id: components["parameters"]["MemberId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated Member (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    LeaveMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller is no member of the account any more. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveAccountResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     ListProjects: {
         parameters: {
             query?: {
@@ -9793,6 +11467,118 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    AcceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Joined. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AcceptInvitationResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListPermissions: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of permissions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListPermissionsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetPermission: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the permission. */
+                permission_id: components["parameters"]["PermissionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Permission. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Permission"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     GetProject: {
         parameters: {
             query?: never;
@@ -10017,6 +11803,86 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    ListRoles: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListRolesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetRole: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the role. */
+                role_id: components["parameters"]["RoleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Role. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Role"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     ListSettingDescriptors: {
         parameters: {
             query?: {
@@ -10097,6 +11963,245 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    GetUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The User. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetUserProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The UserProfile. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserProfile"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateUserProfile: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated UserProfile. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteAccountUserProfile: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteAccountUserProfileRequest"];
+            };
+        };
+        responses: {
+            /** @description No fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ChangeEmailUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeEmailUserRequest"];
+            };
+        };
+        responses: {
+            /** @description No fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ChangePasswordUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the user. */
+                user_id: components["parameters"]["UserId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordUserRequest"];
+            };
+        };
+        responses: {
+            /** @description No fields. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     AuthenticateUser: {
         parameters: {
             query?: never;
@@ -10122,6 +12227,35 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ConfirmEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConfirmEmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The address is changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -10176,6 +12310,63 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RequestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RequestPasswordResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted (whether or not the address is known). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            /** @description The password is set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -27,7 +27,7 @@ export const accountResource = (onCreate: (ctx: WriteContext, row: Row) => Promi
     async afterCreate(ctx, row) {
       await ctx.trx
         .insertInto('memberships')
-        .values({ account_id: row.id, user_id: ctx.caller.userId, role: 'administrator', create_time: ctx.now })
+        .values({ account_id: row.id, id: ctx.caller.userId, user_id: ctx.caller.userId, role: 'administrator', create_time: ctx.now, update_time: ctx.now })
         .execute();
       await onCreate(ctx, row);
     },

@@ -3,10 +3,10 @@ import type { JsonSchema } from '../platform/resource/schemas.js';
 import { fieldSourcesSchema } from '../cms/view-overlays.js';
 
 /**
- * Rights of every blog resource: reading needs `website`, writing `website.blog` (a section of the
- * permission tree below `website`, so whoever writes the website writes the blog).
+ * Rights of every blog resource: the section `website.blog` of the permission tree (below `website`,
+ * so whoever reads or writes the website reads or writes the blog), like every content area.
  */
-export const BLOG_RIGHTS = { read: read('website'), write: write('website.blog') };
+export const BLOG_RIGHTS = { read: read('website.blog'), write: write('website.blog') };
 
 /** Characters of an excerpt derived from the content. */
 export const DERIVED_EXCERPT_LENGTH = 300;

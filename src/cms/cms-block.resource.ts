@@ -54,7 +54,7 @@ export function cmsBlockResource(deps: { resolver: PageResolver }): ResourceDecl
     defaultOrder: 'create_time desc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, validateOnly: true },
-    rights: { read: read('website'), write: write('website.content') },
+    rights: { read: read('website.content'), write: write('website.content') },
     hooks: {
       async beforeCreate(ctx, row) {
         sanitizeFields(row, ['content']);

@@ -106,7 +106,7 @@ export function cmsPageGroupResource(deps: { dialect: SqlDialect }): ResourceDec
     defaultOrder: 'priority desc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, validateOnly: true },
-    rights: { read: read('website'), write: write('website.content') },
+    rights: { read: read('website.content'), write: write('website.content') },
     hooks: {
       async beforeCreate(ctx, row) {
         sanitizeFields(row, RICH_TEXT);

@@ -76,7 +76,7 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
     defaultOrder: 'create_time desc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, requestId: true, validateOnly: true, force: true },
-    rights: { read: read('website'), write: write('website.content') },
+    rights: { read: read('website.content'), write: write('website.content') },
     hooks: {
       async beforeCreate(ctx, row) {
         sanitizeFields(row, RICH_TEXT);

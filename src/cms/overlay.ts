@@ -87,7 +87,7 @@ export function overlayResource(spec: OverlaySpec): ResourceDecl {
     defaultOrder: 'create_time asc',
     methods: ['list', 'get', 'update', 'delete'],
     options: { validateOnly: true, allowMissing: true },
-    rights: spec.rights ?? { read: read('website'), write: write('website.content') },
+    rights: spec.rights ?? { read: read('website.content'), write: write('website.content') },
     hooks: {
       async beforeCreate(ctx: WriteContext, row: Row) {
         await checkOverlaidView(ctx, row.website_id, row.id);

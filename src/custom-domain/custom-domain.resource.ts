@@ -130,7 +130,7 @@ export function customDomainResource(deps: CustomDomainDeps): ResourceDecl {
     sortable: [],
     defaultOrder: '',
     methods: ['get'],
-    rights: { read: read('website'), write: write('website') },
+    rights: { read: read('website.settings'), write: write('website.settings') },
     virtual: {
       async get(ctx, params) {
         return (await current(ctx, params.website_id)).resource;

@@ -60,7 +60,7 @@ export function emailTemplateResource(services: () => Record<string, ResourceSer
     defaultOrder: 'kind asc',
     methods: ['list', 'get', 'update', 'delete'],
     options: { validateOnly: true },
-    rights: { read: read('website'), write: write('website') },
+    rights: { read: read('website.settings'), write: write('website.settings') },
     hooks: {
       beforeUpdate(_ctx, next) {
         const kind = kindOf(next.kind)!;

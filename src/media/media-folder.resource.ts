@@ -52,7 +52,7 @@ export function mediaFolderResource(deps: MediaFolderDeps): ResourceDecl {
     defaultOrder: 'path asc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { validateOnly: true, force: true },
-    rights: { read: read('website'), write: write('website') },
+    rights: { read: read('website.media'), write: write('website.media') },
     hooks: {
       async beforeCreate(ctx, row) {
         await placeNewInTree(ctx.trx, treeOf(row), row);

@@ -63,7 +63,7 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
     defaultOrder: 'create_time desc',
     methods: ['list', 'get', 'update', 'delete'],
     options: { validateOnly: true },
-    rights: { read: read('website'), write: write('website') },
+    rights: { read: read('website.media'), write: write('website.media') },
     hooks: {
       async beforeCreate(ctx, row) {
         // A taken name gets a random suffix; a concurrent upload taking it meanwhile fails on the

@@ -8,6 +8,8 @@ import * as customers from './2026-11-22-0300-customers.js';
 import * as ai from './2026-11-22-0500-ai.js';
 import * as listIndexes from './2026-11-23-0800-list-indexes.js';
 import * as listVersions from './2026-11-23-0810-list-versions.js';
+import * as usersMail from './2026-11-23-1000-users-mail.js';
+import * as access from './2026-11-23-1010-access.js';
 import * as blog from './2026-11-23-1020-blog.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
@@ -21,5 +23,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-0500-ai': ai,
   '2026-11-23-0800-list-indexes': listIndexes,
   '2026-11-23-0810-list-versions': listVersions,
+  '2026-11-23-1000-users-mail': usersMail,
+  '2026-11-23-1010-access': access,
   '2026-11-23-1020-blog': blog,
 };

@@ -69,7 +69,7 @@ export function navigationItemResource(): ResourceDecl {
     defaultOrder: 'path asc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, validateOnly: true },
-    rights: { read: read('website'), write: write('website.navigation') },
+    rights: { read: read('website.navigation'), write: write('website.navigation') },
     hooks: {
       async beforeCreate(ctx, row) {
         checkTarget(row);

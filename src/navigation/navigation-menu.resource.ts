@@ -33,6 +33,6 @@ export function navigationMenuResource(): ResourceDecl {
     defaultOrder: 'create_time asc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, validateOnly: true },
-    rights: { read: read('website'), write: write('website.navigation') },
+    rights: { read: read('website.navigation'), write: write('website.navigation') },
   };
 }

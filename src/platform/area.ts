@@ -8,6 +8,8 @@ import type { ResourceDecl, Row, WriteContext } from './resource/declaration.js'
 import type { ResourceService } from './resource/engine.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { SecretBox } from './crypto.js';
+import type { Mailer } from './mail/mailer.js';
+import type { UserService } from '../users/user.service.js';
 
 /** What every area is built from: the platform's shared services, passed explicitly. */
 export interface AreaDeps {
@@ -16,6 +18,13 @@ export interface AreaDeps {
   operations: Operations;
   blobs: BlobStore;
   secrets: SecretBox;
+  /** Outgoing mail: `mail.enqueue(trx, …)` in the causing transaction, `afterCommit(() => mail.wake())`. */
+  mail: Mailer;
+  /**
+   * Users and sessions: `insertUser(trx, {email, password, display_name}, now)` creates a user with
+   * their profile (inside the caller's transaction), `startSession(userId, now)` signs one in.
+   */
+  users: UserService;
   logger: FastifyBaseLogger;
   /**
    * Every resource service by collection id. Filled once all areas declared their resources, so

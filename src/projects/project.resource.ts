@@ -20,7 +20,7 @@ export const projectResource: ResourceDecl = {
   defaultOrder: 'create_time desc',
   methods: ['list', 'get', 'create', 'update', 'delete'],
   options: { clientId: true, requestId: true, validateOnly: true, force: true },
-  rights: { read: read('account'), write: write('account') },
+  rights: { read: read('account'), write: write('account.projects') },
   hooks: {
     present(row, resource) {
       resource.parent = `accounts/${row.account_id}`;

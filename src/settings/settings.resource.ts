@@ -75,7 +75,7 @@ export const websiteSettingResource: ResourceDecl = {
   defaultOrder: 'path asc',
   methods: ['list', 'get', 'update'],
   options: { validateOnly: true },
-  rights: { read: read('website'), write: write('website') },
+  rights: { read: read('website.settings'), write: write('website.settings') },
 };
 
 /** The settings in force in one view: the view's own value where it overrides, else the website's. */
@@ -96,5 +96,5 @@ export const viewSettingResource: ResourceDecl = {
   defaultOrder: 'path asc',
   methods: ['list', 'get', 'update'],
   options: { validateOnly: true },
-  rights: { read: read('website'), write: write('website') },
+  rights: { read: read('website.views'), write: write('website.views') },
 };

@@ -71,7 +71,7 @@ export function createSignupService(deps: {
           const user = await deps.users.insertUser(trx, { email: input.email, password: input.password }, now);
           const ctx: RequestContext = { requestId, caller: { userId: user.id }, now };
           const account = await deps.accounts.insert(ctx, tx, {}, { display_name: input.website_name.trim() });
-          const inAccount: RequestContext = { ...ctx, access: { accountId: account.id as string, role: 'administrator' } };
+          const inAccount: RequestContext = { ...ctx, access: { accountId: account.id as string, role: 'roles/administrator', administrator: true } };
           const project = await deps.projects.insert(inAccount, tx, { account_id: account.id as string }, { display_name: input.website_name.trim() });
           const website = await deps.websites.insert(inAccount, tx, { project_id: project.id as string }, {
             display_name: input.website_name.trim(),

@@ -108,7 +108,7 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
     defaultOrder: '',
     methods: ['get', 'update'],
     options: { validateOnly: true },
-    rights: { read: read('website'), write: write('website') },
+    rights: { read: read('website.theme'), write: write('website.theme') },
     hooks: {
       async beforeUpdate(ctx, next) {
         const violations: FieldViolation[] = [];

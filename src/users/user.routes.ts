@@ -3,7 +3,12 @@ import Type from 'typebox';
 import type { RouteContextFactory } from '../platform/http/route-context.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
-import type { UserService } from './user.service.js';
+import { PASSWORD_RESET_LIFETIME_MS, RESET_WINDOW_MS, RESETS_PER_ADDRESS, RESETS_PER_EMAIL, type UserService } from './user.service.js';
+import { EMPTY_SCHEMA } from './user.resource.js';
+
+const Empty = Type.Object({}, { $id: EMPTY_SCHEMA.$id, description: EMPTY_SCHEMA.description });
+const OneTimeToken = Type.String({ minLength: 1, maxLength: 256, writeOnly: true, description: 'The token of the mailed link (after `#token=`).' });
+const NewPassword = Type.String({ minLength: 1, maxLength: 256, writeOnly: true, description: 'At least 8 characters with a letter and a digit.' });
 
 const TokenAnswer = Type.Object(
   {
@@ -58,13 +63,13 @@ export function registerUserRoutes(app: FastifyInstance, deps: { prefix: string;
     schema: routeSchema(app, {
       operationId: 'RefreshToken',
       summary: 'Exchange a valid bearer token for a fresh one',
-      description: 'The new token has a full lifetime; the old one keeps working until it expires or `users:sign_out_everywhere` is called.',
+      description: 'The new token has a full lifetime and belongs to the same session; the old one keeps working until it expires or the session ends (`users:sign_out_everywhere`, a password change or reset).',
       tags,
       response: { 200: new Reply('A fresh token.', TokenAnswer), ...errorResponses({ authenticated: true }) },
     }),
     handler: async (request) => {
       const ctx = await deps.context.authenticated(request);
-      return deps.users.refresh(ctx.caller.userId, ctx.now);
+      return deps.users.refresh(ctx);
     },
   });
 
@@ -72,13 +77,76 @@ export function registerUserRoutes(app: FastifyInstance, deps: { prefix: string;
     schema: routeSchema(app, {
       operationId: 'SignOutEverywhere',
       summary: 'Revoke every token of the signed-in user',
-      description: 'Raises the user\'s token version: every token issued before stops working (in other server processes within 5 seconds).',
+      description: 'Ends every session of the user, this one included: every token issued so far answers 401 from the next request on, on every server process.',
       tags,
-      response: { 200: new Reply('Every earlier token is revoked.', Type.Object({}, { $id: 'Empty', description: 'No fields.' })), ...errorResponses({ authenticated: true }) },
+      response: { 200: new Reply('Every earlier token is revoked.', Empty), ...errorResponses({ authenticated: true }) },
     }),
     handler: async (request) => {
       const ctx = await deps.context.authenticated(request);
-      await deps.users.signOutEverywhere(ctx.caller.userId, ctx.now);
+      await deps.users.signOutEverywhere(ctx.caller.userId);
+      return {};
+    },
+  });
+
+  app.post(`${deps.prefix}/users::request_password_reset`, {
+    schema: routeSchema(app, {
+      operationId: 'RequestPasswordReset',
+      summary: 'Mail a password reset link',
+      description:
+        'Answers 200 `{}` whether or not a user signs in with `email`, after the same time either way (no account enumeration). When one does, ' +
+        `a link (\`ADMIN_BASE_URL\` + \`/reset-password#token=…\`) valid ${PASSWORD_RESET_LIFETIME_MS / 60_000} minutes and usable once goes to the user's stored address; ` +
+        'a newer request replaces the earlier link. Limited to ' +
+        `${RESETS_PER_EMAIL} requests per address and ${RESETS_PER_ADDRESS} per client address in ${RESET_WINDOW_MS / 60_000} minutes ` +
+        '(429 RESOURCE_EXHAUSTED with RETRY_INFO and Retry-After).',
+      tags,
+      security: [],
+      body: Type.Object(
+        { email: Type.String({ format: 'email', maxLength: 254, description: 'The sign-in address.' }) },
+        { additionalProperties: false, $id: 'RequestPasswordResetRequest' },
+      ),
+      response: { 200: new Reply('Accepted (whether or not the address is known).', Empty), ...errorResponses({ limited: true }) },
+    }),
+    handler: async (request) => {
+      await deps.users.requestPasswordReset((request.body as { email: string }).email, request.ip, Date.now());
+      return {};
+    },
+  });
+
+  app.post(`${deps.prefix}/users::reset_password`, {
+    schema: routeSchema(app, {
+      operationId: 'ResetPassword',
+      summary: 'Set a new password with a mailed reset token',
+      description:
+        'Sets the password and ends every session of the user (every token answers 401); a `password_changed` notice is mailed. ' +
+        'A token that is unknown, tampered with, expired or already used answers 400 INVALID_ARGUMENT naming `token` (one error for all). ' +
+        'Of two concurrent calls with one token exactly one succeeds. The new password follows the sign-up rules (INVALID_ARGUMENT naming `new_password`).',
+      tags,
+      security: [],
+      body: Type.Object({ token: OneTimeToken, new_password: NewPassword }, { additionalProperties: false, $id: 'ResetPasswordRequest' }),
+      response: { 200: new Reply('The password is set.', Empty), ...errorResponses({}) },
+    }),
+    handler: async (request) => {
+      const body = request.body as { token: string; new_password: string };
+      await deps.users.resetPassword(body.token, body.new_password, Date.now());
+      return {};
+    },
+  });
+
+  app.post(`${deps.prefix}/users::confirm_email`, {
+    schema: routeSchema(app, {
+      operationId: 'ConfirmEmail',
+      summary: 'Confirm a new sign-in address with the mailed token',
+      description:
+        'Switches the user\'s sign-in address to the one `users/{user}:change_email` asked for; sign-in uses the new address from now on. ' +
+        'A token that is unknown, tampered with, expired or already used answers 400 INVALID_ARGUMENT naming `token`; an address another user ' +
+        'took meanwhile answers 409 ALREADY_EXISTS naming `new_email`. Needs no bearer token: the mailed token is the proof.',
+      tags,
+      security: [],
+      body: Type.Object({ token: OneTimeToken }, { additionalProperties: false, $id: 'ConfirmEmailRequest' }),
+      response: { 200: new Reply('The address is changed.', Empty), ...errorResponses({ conflict: true }) },
+    }),
+    handler: async (request) => {
+      await deps.users.confirmEmail((request.body as { token: string }).token, Date.now());
       return {};
     },
   });

@@ -1,12 +1,17 @@
 import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import type { RequestContext } from '../platform/auth/context.js';
 import type { TokenService } from '../platform/auth/tokens.js';
-import { hashPassword, verifyPassword } from '../platform/auth/passwords.js';
-import { tokenHash } from '../platform/crypto.js';
-import { InvalidArgument, ResourceExhausted, Unauthenticated } from '../platform/errors.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../platform/auth/passwords.js';
+import { randomToken, tokenHash } from '../platform/crypto.js';
+import type { Database } from '../platform/db/database.js';
+import { AlreadyExists, FailedPrecondition, InvalidArgument, ResourceExhausted, Unauthenticated } from '../platform/errors.js';
 import { createRateLimiter } from '../platform/http/rate-limit.js';
+import type { Mailer } from '../platform/mail/mailer.js';
+import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
 import { newId } from '../platform/resource/ids.js';
 
-/** The user resource as the API shows it. Passwords and token versions never leave this module. */
+/** The user resource as the sign-up answer shows it. Passwords and sessions never leave this module. */
 export function toUserResource(row: Record<string, any>) {
   return {
     name: `users/${row.id}`,
@@ -23,29 +28,137 @@ export interface IssuedToken {
   expire_time: string;
 }
 
-/** Failed sign-ins allowed per account and per client address in a window. */
+/** Failed sign-ins (and wrong current passwords) allowed per account and per client address in a window. */
 const FAILURES_PER_EMAIL = 10;
 const FAILURES_PER_ADDRESS = 100;
 const FAILURE_WINDOW_MS = 15 * 60_000;
+
+/** Password reset requests: per address asked about, and per client address, in a window. */
+export const RESETS_PER_EMAIL = 3;
+export const RESETS_PER_ADDRESS = 20;
+export const RESET_WINDOW_MS = 15 * 60_000;
+/**
+ * `users:request_password_reset` answers no earlier than this after the request arrived, whether the
+ * address exists or not: the work of a known address (a token row, a sealed mail) then hides inside
+ * the same answer time as an unknown one. Far above that work's few milliseconds.
+ */
+export const RESET_ANSWER_MS = 250;
+export const PASSWORD_RESET_LIFETIME_MS = 3600_000;
+export const EMAIL_CHANGE_LIFETIME_MS = 24 * 3600_000;
+/** Admin UI pages the mailed links open (ADMIN_BASE_URL + path + `#token=`). */
+export const RESET_PASSWORD_PATH = '/reset-password';
+export const CONFIRM_EMAIL_PATH = '/confirm-email';
+
+export type TokenPurpose = 'PASSWORD_RESET' | 'EMAIL_CHANGE';
+
+/** One error for every token that does not work (unknown, tampered, expired, used): nothing to tell them apart. */
+const badToken = () => InvalidArgument.field('token', 'is unknown, expired or already used');
+
+export interface AccountAction {
+  account: string;
+  action: 'DELETE_ACCOUNT' | 'TRANSFER';
+  new_administrator?: string;
+}
 
 /** Normalised email: surrounding spaces dropped, lowercase. */
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Sign-in, hand-off exchange, refresh and sign-out-everywhere. */
-export function createUserService(deps: { db: Kysely<any>; tokens: TokenService }) {
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Sign-in, sessions, the password lifecycle, email change and account deletion. */
+export function createUserService(deps: {
+  database: Database;
+  tokens: TokenService;
+  mail: Mailer;
+  logger: FastifyBaseLogger;
+  /** Read when a request runs (filled once every resource is declared). */
+  services: Record<string, ResourceService>;
+  /** A membership changed (TRANSFER): caches of this process forget it. */
+  onMembershipChanged?: (accountId: string, userId: string) => void;
+}) {
+  const { db, dialect } = deps.database;
   const failuresByEmail = createRateLimiter({ limit: FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS });
   const failuresByAddress = createRateLimiter({ limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS });
+  const resetsByEmail = createRateLimiter({ limit: RESETS_PER_EMAIL, windowMs: RESET_WINDOW_MS });
+  const resetsByAddress = createRateLimiter({ limit: RESETS_PER_ADDRESS, windowMs: RESET_WINDOW_MS });
 
-  async function issue(user: { id: string; token_version: number }, now: number): Promise<IssuedToken> {
-    // expire_time is the token's own `exp` claim: a client refreshing just before it never meets a 401.
-    const { token, expireMs } = await deps.tokens.issue(user, now);
-    return { token, expire_time: new Date(expireMs).toISOString() };
+  /** A new session of `userId` and its first token; expired sessions of the user go at the same time. */
+  async function startSession(userId: string, now: number): Promise<IssuedToken> {
+    const sessionId = newId(now);
+    const { token, expireMs } = await deps.tokens.issue({ userId, sessionId }, now);
+    await db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('user_sessions').where('user_id', '=', userId).where('expire_time', '<', now).execute();
+      await trx.insertInto('user_sessions').values({ id: sessionId, user_id: userId, expire_time: expireMs, create_time: now }).execute();
+    });
+    return { token, expire_time: iso(expireMs) };
+  }
+
+  /**
+   * Checks the caller's current password. Wrong ones are limited per user like failed sign-ins, so a
+   * stolen token cannot be used to guess the password that would take the account over.
+   */
+  async function checkCurrentPassword(userId: string, password: string, now: number) {
+    const key = `user:${userId}`;
+    const limit = failuresByEmail.check(key, now);
+    if (limit.limited) throw new ResourceExhausted('too many wrong passwords; try again later', limit.retryAfterSeconds);
+    const user = await db.selectFrom('users').select(['id', 'email', 'password_hash']).where('id', '=', userId).executeTakeFirst();
+    if (!user || !(await verifyPassword(user.password_hash, password))) {
+      failuresByEmail.hit(key, now);
+      throw InvalidArgument.field('current_password', 'is not the current password');
+    }
+    return user as { id: string; email: string; password_hash: string };
+  }
+
+  function checkNewPassword(password: string): void {
+    const problem = passwordProblem(password);
+    if (problem) throw InvalidArgument.field('new_password', problem);
+  }
+
+  /** Claims a one-time token (single use even under concurrent calls: the UPDATE decides), or throws. */
+  async function claimToken(trx: Kysely<any>, token: string, purpose: TokenPurpose, now: number) {
+    if (!token) throw badToken();
+    const claimed = await trx
+      .updateTable('user_tokens')
+      .set({ use_time: now })
+      .where('token_hash', '=', tokenHash(token))
+      .where('purpose', '=', purpose)
+      .where('use_time', 'is', null)
+      .where('expire_time', '>', now)
+      .returning(['id', 'user_id', 'new_email'])
+      .executeTakeFirst();
+    if (!claimed) throw badToken();
+    return claimed as { id: string; user_id: string; new_email: string | null };
+  }
+
+  /** A new one-time token for `userId`; earlier unused ones of the same purpose stop working. */
+  async function mintToken(trx: Kysely<any>, userId: string, purpose: TokenPurpose, lifetimeMs: number, now: number, newEmail?: string) {
+    await trx.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+    const token = randomToken();
+    await trx
+      .insertInto('user_tokens')
+      .values({ id: newId(now), user_id: userId, purpose, token_hash: tokenHash(token), new_email: newEmail ?? null, expire_time: now + lifetimeMs, use_time: null, create_time: now })
+      .execute();
+    return { token, expireMs: now + lifetimeMs };
+  }
+
+  /** Writes the new password hash; ends the user's sessions but `keepSession`, and outstanding reset tokens. */
+  async function setPassword(trx: Kysely<any>, user: { id: string; email: string }, passwordHash: string, keepSession: string | undefined, now: number) {
+    await trx
+      .updateTable('users')
+      .set((eb) => ({ password_hash: passwordHash, token_version: eb('token_version', '+', 1), revision: eb('revision', '+', 1), update_time: now }))
+      .where('id', '=', user.id)
+      .execute();
+    let ending = trx.deleteFrom('user_sessions').where('user_id', '=', user.id);
+    if (keepSession) ending = ending.where('id', '!=', keepSession);
+    await ending.execute();
+    await trx.deleteFrom('user_tokens').where('user_id', '=', user.id).where('purpose', '=', 'PASSWORD_RESET').execute();
+    await deps.mail.enqueue(trx, { to: user.email, template: 'password_changed', data: { change_time: iso(now) } });
   }
 
   return {
-    /** Inserts a user (inside the caller's transaction); the email must be free. */
+    /** Inserts a user and their profile (inside the caller's transaction); the email must be free. */
     async insertUser(trx: Kysely<any>, input: { email: string; password: string; display_name?: string }, now: number) {
       const row = {
         id: newId(now),
@@ -58,21 +171,28 @@ export function createUserService(deps: { db: Kysely<any>; tokens: TokenService 
         update_time: now,
       };
       await trx.insertInto('users').values(row).execute();
+      await trx
+        .insertInto('user_profiles')
+        .values({ id: row.id, display_name: row.display_name, revision: 1, create_time: now, update_time: now })
+        .execute();
       return row;
     },
 
     async emailTaken(email: string): Promise<boolean> {
-      const row = await deps.db.selectFrom('users').select('id').where('email', '=', normaliseEmail(email)).executeTakeFirst();
+      const row = await db.selectFrom('users').select('id').where('email', '=', normaliseEmail(email)).executeTakeFirst();
       return row !== undefined;
     },
 
-    /** `users:authenticate`: email + password → bearer token, with failed attempts limited per email and address. */
+    /** A new sign-in session of a user (after sign-up through an invitation, for instance). */
+    startSession,
+
+    /** `users:authenticate`: email + password → bearer token of a new session, with failed attempts limited per email and address. */
     async authenticate(email: string, password: string, address: string, now: number): Promise<IssuedToken> {
       const key = normaliseEmail(email);
       for (const limiter of [failuresByEmail.check(key, now), failuresByAddress.check(address, now)]) {
         if (limiter.limited) throw new ResourceExhausted('too many failed sign-in attempts; try again later', limiter.retryAfterSeconds);
       }
-      const user = await deps.db.selectFrom('users').select(['id', 'password_hash', 'token_version']).where('email', '=', key).executeTakeFirst();
+      const user = await db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', key).executeTakeFirst();
       const ok = await verifyPassword(user?.password_hash, password);
       if (!user || !ok) {
         failuresByEmail.hit(key, now);
@@ -80,14 +200,14 @@ export function createUserService(deps: { db: Kysely<any>; tokens: TokenService 
         throw new Unauthenticated('email or password is wrong');
       }
       failuresByEmail.reset(key);
-      return issue({ id: user.id, token_version: Number(user.token_version) }, now);
+      return startSession(user.id, now);
     },
 
     /** `users:exchange_handoff`: trades the one-time sign-up token for a bearer token, once. */
     async exchangeHandoff(signupToken: string, now: number): Promise<IssuedToken> {
       if (!signupToken) throw InvalidArgument.field('signup_token', 'is required');
       const hash = tokenHash(signupToken);
-      const result = await deps.db
+      const result = await db
         .updateTable('signup_handoffs')
         .set({ exchange_time: now })
         .where('token_hash', '=', hash)
@@ -96,25 +216,215 @@ export function createUserService(deps: { db: Kysely<any>; tokens: TokenService 
         .returning('user_id')
         .executeTakeFirst();
       if (!result) throw new Unauthenticated('signup_token is unknown, expired or already used');
-      const user = await deps.db.selectFrom('users').select(['id', 'token_version']).where('id', '=', result.user_id).executeTakeFirstOrThrow();
-      return issue({ id: user.id, token_version: Number(user.token_version) }, now);
+      return startSession(result.user_id, now);
     },
 
-    /** `users:refresh_token`: a still-valid token buys a fresh one with a new lifetime. */
-    async refresh(userId: string, now: number): Promise<IssuedToken> {
-      const user = await deps.db.selectFrom('users').select(['id', 'token_version']).where('id', '=', userId).executeTakeFirst();
-      if (!user) throw new Unauthenticated('the user of this token no longer exists');
-      return issue({ id: user.id, token_version: Number(user.token_version) }, now);
+    /** `users:refresh_token`: a still-valid token buys a fresh one with a new lifetime, in the same session. */
+    async refresh(ctx: RequestContext): Promise<IssuedToken> {
+      const sessionId = ctx.caller.sessionId;
+      if (!sessionId) throw new Unauthenticated('the session of this token has ended');
+      const { token, expireMs } = await deps.tokens.issue({ userId: ctx.caller.userId, sessionId }, ctx.now);
+      const moved = await db.updateTable('user_sessions').set({ expire_time: expireMs }).where('id', '=', sessionId).where('user_id', '=', ctx.caller.userId).executeTakeFirst();
+      if (Number(moved.numUpdatedRows) === 0) throw new Unauthenticated('the session of this token has ended');
+      return { token, expire_time: iso(expireMs) };
     },
 
-    /** `users:sign_out_everywhere`: every token issued so far stops working. */
-    async signOutEverywhere(userId: string, now: number): Promise<void> {
-      await deps.db
-        .updateTable('users')
-        .set((eb) => ({ token_version: eb('token_version', '+', 1), update_time: now }))
-        .where('id', '=', userId)
-        .execute();
-      deps.tokens.forgetUser(userId);
+    /** `users:sign_out_everywhere`: every session of the user ends, on every process at once. */
+    async signOutEverywhere(userId: string): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute();
+        // Tokens from before sessions (`ver` only) end too.
+        await trx.updateTable('users').set((eb) => ({ token_version: eb('token_version', '+', 1) })).where('id', '=', userId).execute();
+      });
+    },
+
+    /** `users/{user}:change_password`: needs the current password; ends every other session and sends a notice. */
+    async changePassword(ctx: RequestContext, body: { current_password: string; new_password: string }): Promise<void> {
+      checkNewPassword(body.new_password);
+      const user = await checkCurrentPassword(ctx.caller.userId, body.current_password, ctx.now);
+      const passwordHash = await hashPassword(body.new_password);
+      await db.transaction().execute((trx) => setPassword(trx, user, passwordHash, ctx.caller.sessionId, ctx.now));
+      deps.mail.wake();
+    },
+
+    /**
+     * `users:request_password_reset`: the same answer, in the same time, whether the address exists or
+     * not. Limited per address asked about and per client address (both counted either way).
+     */
+    async requestPasswordReset(email: string, address: string, now: number): Promise<void> {
+      const key = normaliseEmail(email);
+      for (const limiter of [resetsByEmail.take(key, now), resetsByAddress.take(address, now)]) {
+        if (limiter.limited) throw new ResourceExhausted('too many password reset requests; try again later', limiter.retryAfterSeconds);
+      }
+      const answerAt = now + RESET_ANSWER_MS;
+      try {
+        const user = await db.selectFrom('users').select(['id', 'email']).where('email', '=', key).executeTakeFirst();
+        if (user) {
+          await db.transaction().execute(async (trx) => {
+            const { token, expireMs } = await mintToken(trx, user.id, 'PASSWORD_RESET', PASSWORD_RESET_LIFETIME_MS, now);
+            // The stored address, never the one typed into the request.
+            await deps.mail.enqueue(trx, {
+              to: user.email,
+              template: 'password_reset',
+              data: { reset_url: deps.mail.link(RESET_PASSWORD_PATH, token), expire_time: iso(expireMs) },
+            });
+          });
+          deps.mail.wake();
+        } else {
+          // The same hashing and sealing work as for a known address, thrown away.
+          tokenHash(randomToken());
+        }
+      } finally {
+        const wait = answerAt - Date.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    },
+
+    /** `users:reset_password`: a mailed token sets a new password, once; every session of the user ends. */
+    async resetPassword(token: string, newPassword: string, now: number): Promise<void> {
+      checkNewPassword(newPassword);
+      const passwordHash = await hashPassword(newPassword);
+      await db.transaction().execute(async (trx) => {
+        const claimed = await claimToken(trx, token, 'PASSWORD_RESET', now);
+        const user = await trx.selectFrom('users').select(['id', 'email']).where('id', '=', claimed.user_id).executeTakeFirst();
+        if (!user) throw badToken();
+        await setPassword(trx, user, passwordHash, undefined, now);
+      });
+      deps.mail.wake();
+    },
+
+    /** `users/{user}:change_email`: mails a confirmation link to the new address and a notice to the current one. */
+    async changeEmail(ctx: RequestContext, body: { new_email: string; current_password: string }): Promise<void> {
+      const newEmail = normaliseEmail(body.new_email);
+      const user = await checkCurrentPassword(ctx.caller.userId, body.current_password, ctx.now);
+      if (newEmail === user.email) throw InvalidArgument.field('new_email', 'is already the address of this user');
+      const taken = await db.selectFrom('users').select('id').where('email', '=', newEmail).executeTakeFirst();
+      if (taken) throw new AlreadyExists('new_email: another user signs in with this address', 'new_email');
+      await db.transaction().execute(async (trx) => {
+        const { token, expireMs } = await mintToken(trx, user.id, 'EMAIL_CHANGE', EMAIL_CHANGE_LIFETIME_MS, ctx.now, newEmail);
+        await deps.mail.enqueue(trx, {
+          to: newEmail,
+          template: 'email_change_confirm',
+          data: { confirm_url: deps.mail.link(CONFIRM_EMAIL_PATH, token), new_email: newEmail, expire_time: iso(expireMs) },
+        });
+        await deps.mail.enqueue(trx, { to: user.email, template: 'email_change_notice', data: { new_email: newEmail } });
+      });
+      deps.mail.wake();
+    },
+
+    /** `users:confirm_email`: the mailed token switches the sign-in address, once; refused when it got taken meanwhile. */
+    async confirmEmail(token: string, now: number): Promise<void> {
+      try {
+        await db.transaction().execute(async (trx) => {
+          const claimed = await claimToken(trx, token, 'EMAIL_CHANGE', now);
+          const newEmail = claimed.new_email!;
+          const taken = await trx.selectFrom('users').select('id').where('email', '=', newEmail).executeTakeFirst();
+          if (taken) throw new AlreadyExists('new_email: another user signs in with this address now', 'new_email');
+          await trx
+            .updateTable('users')
+            .set((eb) => ({ email: newEmail, revision: eb('revision', '+', 1), update_time: now }))
+            .where('id', '=', claimed.user_id)
+            .execute();
+          // Reset links went to the old address: they stop working.
+          await trx.deleteFrom('user_tokens').where('user_id', '=', claimed.user_id).where('purpose', '=', 'PASSWORD_RESET').execute();
+        });
+      } catch (err) {
+        if (dialect.isUniqueViolation(err)) throw new AlreadyExists('new_email: another user signs in with this address now', 'new_email');
+        throw err;
+      }
+    },
+
+    /**
+     * `users/{user}/profile:delete_account`. In one transaction: every account where the caller is the
+     * only administrator of other members needs an action (else FAILED_PRECONDITION LAST_ADMINISTRATOR
+     * naming them); accounts where the caller is the only member are deleted with the user; the
+     * caller's memberships, sessions, tokens and profile go; content they wrote stays.
+     */
+    async deleteAccount(ctx: RequestContext, body: { current_password: string; account_actions?: AccountAction[] }): Promise<void> {
+      const userId = ctx.caller.userId;
+      await checkCurrentPassword(userId, body.current_password, ctx.now);
+      const actions = body.account_actions ?? [];
+      const afterCommit: TransactionScope['afterCommit'] = [];
+      await db.transaction().execute(async (trx) => {
+        const mine = await trx.selectFrom('memberships').select(['account_id', 'role']).where('user_id', '=', userId).orderBy('account_id').execute();
+        const administered = mine.filter((m) => m.role === 'administrator').map((m) => m.account_id as string);
+
+        // Each action names an account the caller administers, at most once.
+        const byAccount = new Map<string, { action: AccountAction; index: number }>();
+        actions.forEach((action, index) => {
+          const accountId = /^accounts\/([^/]+)$/.exec(action.account)?.[1];
+          if (!accountId || !administered.includes(accountId)) {
+            throw InvalidArgument.field(`account_actions[${index}].account`, 'is not an account you administer');
+          }
+          if (byAccount.has(accountId)) throw InvalidArgument.field(`account_actions[${index}].account`, 'is named twice');
+          if (action.action === 'TRANSFER' && !action.new_administrator) {
+            throw InvalidArgument.field(`account_actions[${index}].new_administrator`, 'is required with TRANSFER');
+          }
+          if (action.action === 'DELETE_ACCOUNT' && action.new_administrator) {
+            throw InvalidArgument.field(`account_actions[${index}].new_administrator`, 'goes with TRANSFER only');
+          }
+          byAccount.set(accountId, { action, index });
+        });
+
+        // Every membership of the administered accounts, locked (in account order): a concurrent
+        // demotion, removal or deletion of the other administrator waits, and this sees its outcome.
+        const members = administered.length
+          ? await dialect
+              .forUpdate(
+                trx
+                  .selectFrom('memberships')
+                  .select(['account_id', 'user_id', 'role'])
+                  .where('account_id', 'in', administered)
+                  .orderBy('account_id')
+                  .orderBy('user_id'),
+              )
+              .execute()
+          : [];
+        const blocked: string[] = [];
+        const deletions: string[] = [];
+        const transfers: Array<{ accountId: string; userId: string }> = [];
+        for (const accountId of administered) {
+          const others = members.filter((m) => m.account_id === accountId && m.user_id !== userId);
+          const chosen = byAccount.get(accountId);
+          if (chosen?.action.action === 'DELETE_ACCOUNT') deletions.push(accountId);
+          else if (chosen?.action.action === 'TRANSFER') {
+            const target = /^users\/([^/]+)$/.exec(chosen.action.new_administrator!)?.[1];
+            if (!target || !others.some((m) => m.user_id === target)) {
+              throw InvalidArgument.field(`account_actions[${chosen.index}].new_administrator`, `is not another member of accounts/${accountId}`);
+            }
+            transfers.push({ accountId, userId: target });
+          } else if (others.length === 0) deletions.push(accountId);
+          else if (!others.some((m) => m.role === 'administrator')) blocked.push(accountId);
+        }
+        if (blocked.length) {
+          const names = await trx.selectFrom('accounts').select(['id', 'display_name']).where('id', 'in', blocked).orderBy('id').execute();
+          const listed = names.map((a) => `accounts/${a.id} (${a.display_name})`).join(', ');
+          throw new FailedPrecondition(
+            'LAST_ADMINISTRATOR',
+            `you are the only administrator of ${listed}, which other members belong to: name each in account_actions (DELETE_ACCOUNT, or TRANSFER to a new_administrator)`,
+          );
+        }
+        for (const t of transfers) {
+          // An administrator holds the whole account: no account role, no website limit (access area).
+          await trx
+            .updateTable('memberships')
+            .set((eb) => ({ role: 'administrator', account_role_id: null, website_ids: dialect.json([]), revision: eb('revision', '+', 1), update_time: ctx.now }))
+            .where('account_id', '=', t.accountId)
+            .where('user_id', '=', t.userId)
+            .execute();
+          afterCommit.push(() => deps.onMembershipChanged?.(t.accountId, t.userId));
+        }
+        const tx: TransactionScope = { trx, afterCommit };
+        for (const accountId of deletions) {
+          const inAccount: RequestContext = { ...ctx, access: { accountId, role: 'administrator' } };
+          await deps.services.accounts.remove(inAccount, tx, { account_id: accountId }, { force: true });
+        }
+        // Memberships, sessions, one-time tokens and the profile go with the row (foreign keys cascade).
+        await trx.deleteFrom('users').where('id', '=', userId).execute();
+        for (const m of mine) afterCommit.push(() => deps.onMembershipChanged?.(m.account_id, userId));
+      });
+      for (const fn of afterCommit) await fn();
+      deps.logger.info({ user: userId }, 'user deleted their account');
     },
   };
 }

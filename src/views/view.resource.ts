@@ -96,7 +96,7 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
     defaultOrder: 'create_time asc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, validateOnly: true, force: true },
-    rights: { read: read('website'), write: write('website.views') },
+    rights: { read: read('website.views'), write: write('website.views') },
     hooks: {
       async beforeCreate(ctx, row) {
         const count = await ctx.trx

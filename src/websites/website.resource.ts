@@ -94,8 +94,10 @@ export function websiteResource(deps: WebsiteDeps): ResourceDecl {
     defaultOrder: 'create_time desc',
     methods: ['list', 'get', 'create', 'update', 'delete'],
     options: { clientId: true, requestId: true, validateOnly: true },
-    rights: { read: read('website'), write: write('account') },
+    rights: { read: read('website'), write: write('account.projects') },
     hooks: {
+      // A membership limited to some websites lists only those (the others answer NOT_FOUND anyway).
+      listVisible: (ctx) => (ctx.access?.websiteIds?.length ? { column: 'id', values: ctx.access.websiteIds } : undefined),
       async beforeCreate(ctx, row) {
         if (row.time_zone) checkTimeZone(row.time_zone);
         if (row.code) {

@@ -14,9 +14,13 @@ import { API, expectError, expectStatus, type Response } from '../support/fixtur
 import { multipart, png, upload } from '../support/media.js';
 import { createAgent, waitForRun } from '../support/ai-fixtures.js';
 import { standinEnv, startProviderStandin, type ProviderStandin } from '../support/provider-standin.js';
+import { openApiSampler } from '../support/openapi-sample.js';
 
-/** The access roots of `app.ts` (ACCESS_ROOTS): the first segment pair of a tenant path. */
-const ROOTS: Record<string, string> = { accounts: 'account_id', projects: 'project_id', websites: 'website_id' };
+/**
+ * The access roots of `app.ts` (ACCESS_ROOTS): the first segment pair of a tenant path; and
+ * `users/{user_id}`, the root of a user's own resources (`ownedByCaller`).
+ */
+const ROOTS: Record<string, string> = { accounts: 'account_id', projects: 'project_id', websites: 'website_id', users: 'user_id' };
 const ROOTED = new RegExp(`^${API}/(${Object.keys(ROOTS).join('|')})/\\{(${Object.values(ROOTS).join('|')})\\}`);
 /** Stands in for a child id Alice has none of; shaped like a real id so it passes the path-id check. */
 const NO_SUCH_ID = 'zzzzzzzzzznotthere00';
@@ -50,56 +54,9 @@ const fill = (template: string, ids: string[]) => {
   return template.replace(/\{[a-z_]+\}/g, () => encodeURIComponent(ids[i++]));
 };
 
-/** Resolves `$ref`s into the document's components. */
-function deref(schema: any): any {
-  while (schema?.$ref) schema = schema.$ref.split('/').slice(1).reduce((node: any, key: string) => node[key], doc);
-  return schema;
-}
-
-/** Candidate strings for a `pattern`: the first that fits is used. */
-const PATTERN_SAMPLES = ['x', 'a1', 'abc', 'en', '/x', '#aabbcc', '--x', 'a.b', '1', '1s', 'x@example.com', 'https://example.com/', 'X'];
-
-/**
- * A value the schema accepts (required properties only), so a request passes validation and reaches
- * the access check: a body refused with 400 would prove nothing about tenancy.
- */
-function sample(raw: any): unknown {
-  const schema = deref(raw) ?? {};
-  if ('const' in schema) return schema.const;
-  if (schema.enum) return schema.enum.find((v: unknown) => v !== null);
-  if (schema.default !== undefined && schema.default !== null) return schema.default;
-  for (const key of ['anyOf', 'oneOf']) {
-    if (schema[key]) return sample(schema[key].find((s: any) => deref(s)?.type !== 'null') ?? schema[key][0]);
-  }
-  if (schema.allOf) return Object.assign({}, ...schema.allOf.map((s: any) => sample(s)));
-  const type = Array.isArray(schema.type) ? schema.type.find((x: string) => x !== 'null') : schema.type;
-  switch (type) {
-    case 'object': {
-      const out: Record<string, unknown> = {};
-      for (const name of schema.required ?? []) out[name] = sample(schema.properties?.[name]);
-      return out;
-    }
-    case 'array':
-      return Array.from({ length: schema.minItems ?? 0 }, () => sample(schema.items));
-    case 'integer':
-    case 'number':
-      return schema.minimum ?? (schema.maximum !== undefined && schema.maximum < 1 ? schema.maximum : 1);
-    case 'boolean':
-      return false;
-    case 'string': {
-      if (schema.format === 'email') return 'someone@example.com';
-      if (schema.format === 'date-time') return new Date(Date.now() + 3_600_000).toISOString();
-      if (schema.format === 'uri') return 'https://example.com/';
-      const min = schema.minLength ?? 1;
-      const candidates = schema.pattern ? PATTERN_SAMPLES : ['x'.repeat(Math.max(min, 1))];
-      const fits = candidates.find((c) => (!schema.pattern || new RegExp(schema.pattern, 'u').test(c)) && c.length >= min && c.length <= (schema.maxLength ?? Infinity));
-      if (fits === undefined) throw new Error(`no sample string fits ${JSON.stringify(schema)}; add one to PATTERN_SAMPLES`);
-      return fits;
-    }
-    default:
-      return 'x';
-  }
-}
+/** Schema helpers over the served document (set once it is read). */
+let deref: (schema: any) => any;
+let sample: (schema: any) => unknown;
 
 /** Calls a route with the given path ids and a body its schema accepts (without a token when `token` is undefined). */
 async function call(route: Route, ids: string[], token: string | undefined): Promise<Response> {
@@ -204,6 +161,7 @@ async function seedAlice(): Promise<void> {
   await post(`${site}/customer_attribute_groups`, { display_name: 'Profile' });
   await post(`${site}/customer_attributes`, { key: 'nickname', display_name: 'Nickname', type: 'TEXT' });
   await post(`${site}/media_folders`, { display_name: 'Photos' });
+  await post(`${API}/accounts/${alice.accountId}/invitations`, { email: 'invitee@example.com', role: 'roles/editor' });
   await upload(t, alice.token, alice.websiteId, 'logo.png', await png(8, 8));
   const views = expectStatus(await t.request('GET', `${site}/views`, { token: alice.token }), 200).views;
   const pages = expectStatus(await t.request('GET', `${site}/cms_pages`, { token: alice.token }), 200).cms_pages;
@@ -236,9 +194,10 @@ beforeAll(async () => {
   bob = await t.signUpProvisioned({ website_name: 'Bob Site' });
   for (const [who, user] of [['alice', alice], ['bob', bob]] as const) {
     const projects = expectStatus(await t.request('GET', `${API}/accounts/${user.accountId}/projects`, { token: user.token }), 200).projects;
-    rootIds[who] = { account_id: user.accountId, project_id: projects[0].id, website_id: user.websiteId };
+    rootIds[who] = { account_id: user.accountId, project_id: projects[0].id, website_id: user.websiteId, user_id: user.userId };
   }
   doc = expectStatus(await t.request('GET', `${API}/openapi.json`), 200);
+  ({ deref, sample } = openApiSampler(doc));
   all = [];
   for (const [path, item] of Object.entries<any>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {

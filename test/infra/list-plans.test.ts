@@ -117,7 +117,8 @@ beforeAll(async () => {
 afterAll(() => t?.close());
 
 function parentColumns(services: Record<string, ResourceService>): Set<string> {
-  return new Set(Object.values(services).flatMap((service) => templateParams(service.decl.collectionPath)));
+  // A singleton's row is keyed by its parent's id alone (`user_profiles.id`): it has no parent column.
+  return new Set(Object.values(services).filter((service) => service.decl.kind !== 'singleton').flatMap((service) => templateParams(service.decl.collectionPath)));
 }
 
 /** Rows per copied table: enough for the planner to tell a narrow index range from a wide one. */

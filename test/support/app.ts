@@ -51,6 +51,8 @@ export async function startTestApp(
     /** Instead of `src/areas.ts`'s list, with `migrate` creating their tables (test/docs/architecture.test.ts). */
     areas?: readonly Area[];
     migrate?: (db: Kysely<any>) => Promise<void>;
+    /** false: no mail worker (a test drives `t.platform.mail` itself). */
+    mailWorker?: boolean;
   } = {},
 ): Promise<TestApp> {
   const fresh = await freshDatabase();
@@ -72,6 +74,7 @@ export async function startTestApp(
     throw err;
   }
   let worker: ReturnType<Platform['operations']['startWorker']> | undefined = platform.operations.startWorker({ concurrency: 1, pollMs: 20 });
+  const mailWorker = opts.mailWorker === false ? undefined : platform.mail.startWorker({ concurrency: 1, pollMs: 20 });
   const { app } = platform;
   await app.ready();
 
@@ -131,6 +134,7 @@ export async function startTestApp(
     },
     async close() {
       await worker?.stop();
+      await mailWorker?.stop();
       await app.close();
       await fresh.cleanup();
     },

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import { TtlCache } from '../cache.js';
+import type { Database } from '../db/database.js';
 import { NotFound, PermissionDenied } from '../errors.js';
 import type { AccessScope, Caller } from './context.js';
-import { roleHolds, type Right, type Role } from './rights.js';
+import { BUILT_IN_ROLE_GRANTS, effectiveGrants, holds, type BuiltInRole, type Grant, type Right } from './rights.js';
 
 /** A globally addressable resource a path can start from (`accounts/{account_id}`, `websites/{website_id}`). */
 export interface AccessRoot {
@@ -15,24 +16,56 @@ export interface AccessRoot {
 
 // Which account owns a project or website never changes; deletes evict in this process.
 const ROOT_TTL_MS = 60_000;
-// A removed membership stops working in other processes within this long (at once in this one).
-const MEMBERSHIP_TTL_MS = 2_000;
+
+/** A membership as `membership_access` holds it (the membership joined with its account role). */
+export interface MembershipRow {
+  account_id: string;
+  user_id: string;
+  role: string;
+  account_role_id: string | null;
+  grants: unknown;
+  website_ids: unknown;
+  role_grants: unknown;
+}
 
 export interface AccessService {
   /**
-   * The account a request reaches through `root`/`id`, if the caller is a member holding `right`.
-   * Anything the caller cannot see is NOT_FOUND, never PERMISSION_DENIED (no probing of ids).
+   * The account a request reaches through `root`/`id`, if the caller is a member holding `right`
+   * there. Anything the caller cannot see (not a member, a website outside the membership's
+   * websites) is NOT_FOUND; a member whose grants do not reach `right` gets PERMISSION_DENIED.
    */
   authorize(caller: Caller, root: AccessRoot, id: string, right: Right, now: number): Promise<AccessScope>;
-  /** The caller's role in an account, or undefined. */
-  roleIn(userId: string, accountId: string, now: number): Promise<Role | undefined>;
   forgetRoot(table: string, id: string): void;
-  forgetMembership(accountId: string, userId: string): void;
 }
 
-export function createAccessService(db: Kysely<any>): AccessService {
+/** The role resource name of a membership row. */
+export function roleNameOf(row: { account_id: string; role: string; account_role_id: string | null }): string {
+  return row.role === 'account_role' ? `accounts/${row.account_id}/account_roles/${row.account_role_id}` : `roles/${row.role}`;
+}
+
+/** What a membership row (with its account role's grants) holds: the access scope of a request. */
+export function scopeOf(database: Database, row: MembershipRow): Required<Omit<AccessScope, 'websiteId'>> {
+  const read = <T>(v: unknown, fallback: T): T => (v === null || v === undefined ? fallback : database.dialect.readJson<T>(v));
+  const roleGrants: readonly Grant[] =
+    row.role === 'account_role' ? read<Grant[]>(row.role_grants, []) : (BUILT_IN_ROLE_GRANTS[row.role as BuiltInRole] ?? []);
+  return {
+    accountId: row.account_id,
+    role: roleNameOf(row),
+    administrator: row.role === 'administrator',
+    grants: effectiveGrants(roleGrants, read<Grant[]>(row.grants, [])),
+    websiteIds: read<string[]>(row.website_ids, []),
+  };
+}
+
+/**
+ * Access checks read the membership on every request, with one point read (batched with concurrent
+ * requests' on PostgreSQL): a removed member or a changed role takes effect on the next request, on
+ * every process. Only the owner of a project or website (which never changes) is cached.
+ */
+export function createAccessService(database: Database): AccessService {
+  const db: Kysely<any> = database.db;
   const roots = new TtlCache<string, string | null>(100_000, ROOT_TTL_MS);
-  const memberships = new TtlCache<string, Role | null>(100_000, MEMBERSHIP_TTL_MS);
+  let membership: ReturnType<Database['pointReader']> | undefined;
 
   async function accountOf(root: AccessRoot, id: string, now: number): Promise<string | undefined> {
     if (root.table === 'accounts') return id;
@@ -46,39 +79,26 @@ export function createAccessService(db: Kysely<any>): AccessService {
     return accountId ?? undefined;
   }
 
-  async function roleIn(userId: string, accountId: string, now: number): Promise<Role | undefined> {
-    const key = `${accountId}/${userId}`;
-    const cached = memberships.get(key, now);
-    if (cached !== undefined) return cached ?? undefined;
-    const row = await db
-      .selectFrom('memberships')
-      .select('role')
-      .where('account_id', '=', accountId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst();
-    const role = (row?.role as Role | undefined) ?? null;
-    memberships.set(key, role, now);
-    return role ?? undefined;
-  }
-
   return {
-    roleIn,
     async authorize(caller, root, id, right, now) {
       const what = `${root.table.replace(/s$/, '')} ${id}`;
       const accountId = await accountOf(root, id, now);
       if (!accountId) throw new NotFound(what);
-      const role = await roleIn(caller.userId, accountId, now);
-      if (!role) throw new NotFound(what);
-      if (!roleHolds(role, right)) {
-        throw new PermissionDenied(`the ${role} role does not hold ${right.access} on ${right.section || 'the account'}`);
+      // Made on first use: the view does not exist before migrations ran.
+      membership ??= database.pointReader('membership_access', ['account_id', 'user_id']);
+      const row = (await membership([accountId, caller.userId])) as MembershipRow | undefined;
+      if (!row) throw new NotFound(what);
+      const scope = scopeOf(database, row);
+      // A membership limited to some websites does not see the others at all.
+      if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw new NotFound(what);
+      // `anyMember` (section '') asks for the membership only.
+      if (right.section !== '' && !holds(scope.grants, right)) {
+        throw new PermissionDenied(`your role does not hold ${right.access} on section ${right.section}`, 'SECTION_NOT_GRANTED');
       }
-      return { accountId, role, websiteId: root.isWebsite ? id : undefined };
+      return { ...scope, websiteId: root.isWebsite ? id : undefined };
     },
     forgetRoot(table, id) {
       roots.delete(`${table}/${id}`);
-    },
-    forgetMembership(accountId, userId) {
-      memberships.delete(`${accountId}/${userId}`);
     },
   };
 }

@@ -1,15 +1,27 @@
-import type { Role } from './rights.js';
+import type { Grant } from './rights.js';
 
 /** The signed-in user making a request. */
 export interface Caller {
   userId: string;
+  /** The sign-in session the bearer token belongs to (`sid`); ending it ends the token at once. */
+  sessionId?: string;
 }
 
-/** The account (and website) a request reaches, and the caller's role there. */
+/** The account (and website) a request reaches, and what the caller holds there. */
 export interface AccessScope {
   accountId: string;
   websiteId?: string;
-  role: Role;
+  /** The caller's role, as a resource name: `roles/editor`, `accounts/{a}/account_roles/{id}`. */
+  role: string;
+  /**
+   * Whether the caller is an administrator of the account. The three fields below are always set for
+   * requests (route-context); contexts the platform builds for itself (sign-up) may leave them out.
+   */
+  administrator?: boolean;
+  /** What the caller holds in the account: its role's grants and its membership's own. */
+  grants?: readonly Grant[];
+  /** The websites the membership is limited to; empty or absent: every website of the account. */
+  websiteIds?: readonly string[];
 }
 
 /** Transport-free context every service function receives. */

@@ -1,37 +1,72 @@
 /**
- * The permission tree, as far as the foundation needs it. A right names a section (dotted path)
- * and an access level; a grant covers its section and everything beneath it, WRITE implies READ.
- * The access area (roles, custom grant sets) will replace ROLE_GRANTS with stored grants.
+ * Rights and grants over the permission tree (`permissions.ts`). A right names a section (dotted
+ * path) and an access level; a grant covers its section and everything beneath it, WRITE implies
+ * READ. What a member holds is the grants of its role (built-in or an account role) plus the grants
+ * of the membership itself (`effectiveGrants`).
  */
+import { isSection } from './permissions.js';
+
 export type Access = 'READ' | 'WRITE';
 export interface Right {
   section: string;
   access: Access;
 }
-export type Role = 'administrator' | 'editor';
-export const ROLES: readonly Role[] = ['administrator', 'editor'];
+export type Grant = Right;
 
-type Grant = Right;
+/** Built-in roles (SPEC 5.5), present in every account: `roles/{id}`. */
+export type BuiltInRole = 'administrator' | 'editor' | 'restricted';
+export const BUILT_IN_ROLES: readonly BuiltInRole[] = ['administrator', 'editor', 'restricted'];
 
-/** Sections used so far: account (settings, projects, websites), website (everything inside a website). */
-const ROLE_GRANTS: Record<Role, readonly Grant[]> = {
-  administrator: [{ section: '', access: 'WRITE' }],
-  editor: [
-    { section: '', access: 'READ' },
+/** The grants each built-in role holds. `restricted` holds nothing: only its membership's own grants. */
+export const BUILT_IN_ROLE_GRANTS: Record<BuiltInRole, readonly Grant[]> = {
+  administrator: [
+    { section: 'account', access: 'WRITE' },
+    { section: 'ai', access: 'WRITE' },
     { section: 'website', access: 'WRITE' },
   ],
+  editor: [
+    { section: 'account', access: 'READ' },
+    { section: 'ai', access: 'READ' },
+    { section: 'website', access: 'WRITE' },
+  ],
+  restricted: [],
 };
 
-function covers(grant: Grant, right: Right): boolean {
-  const inSection = grant.section === '' || right.section === grant.section || right.section.startsWith(grant.section + '.');
+/** Whether `grant` covers `right` (same section or beneath it; WRITE implies READ). */
+export function covers(grant: Grant, right: Right): boolean {
+  const inSection = right.section === grant.section || right.section.startsWith(grant.section + '.');
   return inSection && (grant.access === 'WRITE' || right.access === 'READ');
 }
 
-/** Whether `role` holds `right`. */
-export function roleHolds(role: Role, right: Right): boolean {
-  return ROLE_GRANTS[role].some((g) => covers(g, right));
+/** Whether any of `grants` covers `right`. */
+export function holds(grants: readonly Grant[], right: Right): boolean {
+  return grants.some((g) => covers(g, right));
 }
 
-/** Shorthands used in declarations. */
-export const read = (section: string): Right => ({ section, access: 'READ' });
-export const write = (section: string): Right => ({ section, access: 'WRITE' });
+/** Whether `held` covers every grant of `wanted` (nobody grants more than they hold). */
+export function holdsAll(held: readonly Grant[], wanted: readonly Grant[]): boolean {
+  return wanted.every((w) => holds(held, w));
+}
+
+/** The union of grant lists, without grants another one already covers; sorted by section. */
+export function effectiveGrants(...lists: readonly (readonly Grant[])[]): Grant[] {
+  const all = lists.flat();
+  const kept = all.filter((g, i) => !all.some((other, j) => j !== i && covers(other, g) && (!covers(g, other) || j < i)));
+  return kept.sort((a, b) => a.section.localeCompare(b.section));
+}
+
+function checked(section: string, access: Access): Right {
+  // '' is the platform catalogues' (no tenant, no section); everything else must be in the tree.
+  if (section !== '' && !isSection(section)) throw new Error(`right on section "${section}", which is not in the permission tree (platform/auth/permissions.ts)`);
+  return { section, access };
+}
+
+/**
+ * The right of routes every member may call whatever they hold (`members:leave`). Only checked for
+ * membership; `''` is no section of the tree.
+ */
+export const anyMember: Right = { section: '', access: 'READ' };
+
+/** Shorthands used in declarations; a section outside the permission tree fails at startup. */
+export const read = (section: string): Right => checked(section, 'READ');
+export const write = (section: string): Right => checked(section, 'WRITE');

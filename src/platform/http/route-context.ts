@@ -16,7 +16,16 @@ export interface RouteContextFactory {
   (request: FastifyRequest, template: string, right: Right): Promise<RequestContext>;
   /** Authentication only, for routes outside any account (`accounts` collection, `users:*`). */
   authenticated(request: FastifyRequest): Promise<RequestContext>;
+  /**
+   * The caller's own resources (`users/{user_id}/…`): `me` in the path's first parameter becomes the
+   * caller's id (rewritten in `request.params`, so everything after sees the real id); any other
+   * user's id is NOT_FOUND, exactly like an id that does not exist.
+   */
+  own(request: FastifyRequest, template: string): Promise<RequestContext>;
 }
+
+/** Stands for the signed-in user's id in `users/{user_id}` paths. */
+export const ME = 'me';
 
 export function createRouteContextFactory(deps: {
   tokens: TokenService;
@@ -41,5 +50,17 @@ export function createRouteContextFactory(deps: {
     ctx.access = await deps.access.authorize(ctx.caller, root, params[rootParam], right, ctx.now);
     return ctx;
   };
-  return Object.assign(factory, { authenticated: caller });
+  const own = async (request: FastifyRequest, template: string): Promise<RequestContext> => {
+    const ctx = await caller(request);
+    const params = request.params as Record<string, string>;
+    const [userParam, ...rest] = templateParams(template);
+    if (!userParam) throw new Error(`path ${template} names no user`);
+    if (params[userParam] === ME) params[userParam] = ctx.caller.userId;
+    if (params[userParam] !== ctx.caller.userId) throw new NotFound(`user ${params[userParam]}`);
+    for (const p of rest) {
+      if (!PATH_ID_PATTERN.test(params[p] ?? '')) throw new NotFound(`${p.replace(/_id$/, '')} ${params[p]}`);
+    }
+    return ctx;
+  };
+  return Object.assign(factory, { authenticated: caller, own });
 }

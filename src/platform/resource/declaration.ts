@@ -106,6 +106,12 @@ export interface ResourceDecl {
   kind?: 'collection' | 'singleton';
   /** A platform catalogue (no tenant in the path, read-only): its routes need only authentication. */
   catalogue?: boolean;
+  /**
+   * The signed-in user's own resources: the path starts at `users/{user_id}`, where `me` stands for
+   * the caller's id and any other user's id answers NOT_FOUND. No account is involved, so `rights`
+   * are not checked (a signed-in user only); the table holds no `account_id`.
+   */
+  ownedByCaller?: boolean;
   /** Plural snake_case collection id: the path segment, the list field and the `name` segment. */
   collection: string;
   /** Singular PascalCase noun for operationIds (`ListProjects`, `GetProject`). */
@@ -189,6 +195,8 @@ export interface CustomMethodDecl {
   description: string;
   /** Which of the declaration's rights the route needs. */
   access: 'read' | 'write';
+  /** A right of its own instead (`anyMember`: membership in the account is enough, e.g. `members:leave`). */
+  right?: Right;
   /** JSON Schema of the request body (an object; unknown properties are refused). Absent: `{}` or no body. */
   body?: Record<string, unknown>;
   /** JSON Schema of the 200 answer; default: the resource. */
@@ -226,6 +234,11 @@ export interface ResourceHooks {
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+  /**
+   * Narrow a List to the rows the caller may see beyond its path (a membership limited to some
+   * websites lists only those): `column IN values`. Part of the List's count key too.
+   */
+  listVisible?(ctx: RequestContext): { column: string; values: readonly string[] } | undefined;
 }
 
 /** Where a virtual collection's resources come from (see ResourceDecl.virtual). */

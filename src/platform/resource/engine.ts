@@ -97,6 +97,12 @@ export interface ResourceService {
    * request create several resources atomically (sign-up: account + project + website).
    */
   insert(ctx: RequestContext, tx: TransactionScope, params: Record<string, string>, body: Record<string, unknown>): Promise<Resource>;
+  /**
+   * Delete inside a transaction the caller owns, with every rule and hook of Delete (references
+   * detached, blobs removed once `tx` commits): lets one request delete several resources
+   * atomically (`:delete_account` and the accounts it takes with it).
+   */
+  remove(ctx: RequestContext, tx: TransactionScope, params: Record<string, string>, opts?: DeleteOptions): Promise<void>;
   /** Loads a row the caller's scope reaches, or throws NOT_FOUND (for custom methods). */
   load(db: Kysely<any>, ctx: RequestContext, params: Record<string, string>, forUpdate?: boolean): Promise<Row>;
   toResource(row: Row): Resource;
@@ -327,6 +333,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     return result;
   }
 
+  async function deleteRow(ctx: RequestContext, trx: Transaction<any>, pending: Array<() => void | Promise<void>>, params: Record<string, string>, opts: DeleteOptions): Promise<void> {
+    const previous = await load(trx, ctx, params, true);
+    await checkIfMatch(trx, opts.ifMatch, previous);
+    await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
+    const afterDelete = await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
+    if (afterDelete) pending.push(afterDelete);
+    await byKey(trx.deleteFrom(decl.table), previous).execute();
+    pending.push(() => deps.onDeleted?.(decl.table, previous.id));
+  }
+
   function translateDriverError(err: unknown): unknown {
     if (err instanceof ApiError) return err;
     if (dialect.isUniqueViolation(err)) return new AlreadyExists(`${decl.singular} already exists`);
@@ -490,8 +506,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const binding = queryBinding(`${fillFromParams(decl.collectionPath, params)}|${ctx.caller.userId}`, filter.canonical, order.canonical);
     const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
+    const visible = hooks.listVisible?.(ctx);
     const filtered = (db: Kysely<any>, where: Expression<SqlBool> | undefined, semiJoin: SemiJoinPlan = 'probe') => {
       let q = db.selectFrom(decl.table);
+      // An empty list of visible ids shows nothing (guard against an empty IN list).
+      if (visible) q = visible.values.length ? q.where(visible.column, 'in', visible.values) : q.where(sql<boolean>`1 = 0`);
       if (decl.table === 'accounts') {
         q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
       } else if (semiJoin === 'drive') {
@@ -532,7 +551,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     // the total first and picks.
     const pageFor =
       (filter.indexedContains.length > 0 && dialect.pageTextMatchPlan) || (filter.drivingSemiJoin && dialect.pageSemiJoinPlan) ? planned : undefined;
-    return { pageSize, order, binding, cursor, filterCanonical: filter.canonical, page: pageWhere(filter.where), pageFor, count };
+    const countKey = visible ? `${filter.canonical}\n${visible.column} in ${[...visible.values].sort().join(',')}` : filter.canonical;
+    return { pageSize, order, binding, cursor, filterCanonical: countKey, page: pageWhere(filter.where), pageFor, count };
   }
 
   return {
@@ -701,15 +721,15 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     },
 
     async delete(ctx, params, opts = {}) {
-      await inTransaction(false, async (trx, pending) => {
-        const previous = await load(trx, ctx, params, true);
-        await checkIfMatch(trx, opts.ifMatch, previous);
-        await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
-        const afterDelete = await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
-        if (afterDelete) pending.push(afterDelete);
-        await byKey(trx.deleteFrom(decl.table), previous).execute();
-        pending.push(() => deps.onDeleted?.(decl.table, previous.id));
-      });
+      await inTransaction(false, (trx, pending) => deleteRow(ctx, trx, pending, params, opts));
+    },
+
+    async remove(ctx, tx, params, opts = {}) {
+      try {
+        await deleteRow(ctx, tx.trx, tx.afterCommit, params, opts);
+      } catch (err) {
+        throw translateDriverError(err);
+      }
     },
   };
 }

@@ -102,18 +102,27 @@ export function sendResource(reply: FastifyReply, resource: Record<string, unkno
  */
 export function registerResourceRoutes(app: FastifyInstance, service: ResourceService, deps: RouteDeps): void {
   const decl: ResourceDecl = service.decl;
-  // Platform catalogues have no tenant in the path: authentication is all they need.
+  // Platform catalogues have no tenant in the path: authentication is all they need. A user's own
+  // resources need the caller to be that user.
   const context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext> = decl.catalogue
     ? (request) => deps.context.authenticated(request)
-    : deps.context;
+    : decl.ownedByCaller
+      ? (request, template) => deps.context.own(request, template)
+      : deps.context;
   const plural = decl.pluralNoun ?? pascal(decl.collection);
   const tags = [decl.collection];
   const resource = resourceSchema(decl);
-  const errors = (conflict: boolean) => errorResponses({ authenticated: true, roles: !decl.catalogue, notFound: true, conflict });
+  const errors = (conflict: boolean) => errorResponses({ authenticated: true, roles: !decl.catalogue && !decl.ownedByCaller, notFound: true, conflict });
   const itemParams = paramsSchema(decl.itemPath);
   const collectionParams = templateParams(decl.collectionPath).length ? paramsSchema(decl.collectionPath) : undefined;
   const rightNote = (r: { section: string; access: string }) =>
-    decl.catalogue ? 'Requires a signed-in user only.' : `Requires ${r.access} on section \`${r.section || '(account)'}\`.`;
+    decl.catalogue
+      ? 'Requires a signed-in user only.'
+      : decl.ownedByCaller
+        ? 'Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.'
+        : r.section === ''
+          ? 'Requires membership in the account only.'
+          : `Requires ${r.access} on section \`${r.section}\`.`;
   const methods = new Set(decl.methods);
 
   if (methods.has('list')) {
@@ -257,7 +266,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
     });
   }
 
-  for (const method of decl.customMethods ?? []) registerCustomMethod(app, service, method, deps, { itemParams, collectionParams, resource, tags, rightNote, errors });
+  for (const method of decl.customMethods ?? []) registerCustomMethod(app, service, method, deps, { itemParams, collectionParams, resource, tags, rightNote, errors, context });
 
   if (methods.has('delete')) {
     app.delete(routePath(deps.prefix, decl.itemPath), {
@@ -307,13 +316,14 @@ function registerCustomMethod(
     tags: string[];
     rightNote: (r: { section: string; access: string }) => string;
     errors: (conflict: boolean) => Record<string, Reply>;
+    context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext>;
   },
 ): void {
   const decl = service.decl;
   if (!method.mutate === !method.handle) throw new Error(`${decl.collection}:${method.verb} needs exactly one of mutate or handle`);
   if (method.mutate && method.on !== 'item') throw new Error(`${decl.collection}:${method.verb}: mutate works on items only`);
   const template = method.on === 'item' ? decl.itemPath : decl.collectionPath;
-  const right = method.access === 'read' ? decl.rights.read : decl.rights.write;
+  const right = method.right ?? (method.access === 'read' ? decl.rights.read : decl.rights.write);
   const params = method.on === 'item' ? shared.itemParams : shared.collectionParams;
   const noun = method.on === 'item' ? decl.singular : (decl.pluralNoun ?? pascal(decl.collection));
   // Item methods that write take the etag they are conditional on in the body too (AIP-154), besides If-Match.
@@ -345,7 +355,7 @@ function registerCustomMethod(
     }),
     config: { right },
     handler: async (request, reply) => {
-      const ctx = await deps.context(request, template, right);
+      const ctx = await shared.context(request, template, right);
       const pathParams = request.params as Record<string, string>;
       const { etag: sentEtag, ...body } = (request.body ?? {}) as Record<string, unknown>;
       if (!takesEtag && sentEtag !== undefined) body.etag = sentEtag;

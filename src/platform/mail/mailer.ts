@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { FastifyBaseLogger } from 'fastify';
+import nodemailer from 'nodemailer';
+import type { Database } from '../db/database.js';
+import type { SecretBox } from '../crypto.js';
+import { newId } from '../resource/ids.js';
+import { checkMailData, renderMail, type MailTemplateId } from './templates.js';
+
+export type { MailTemplateId } from './templates.js';
+
+/**
+ * Outgoing mail (docs/architecture.md, Outgoing mail). A message is a row of `mail_messages`
+ * written inside the transaction that causes it, so a rolled-back request sends nothing; mail
+ * workers (in every server with WORKER=inline, and in `npm run worker`) claim due rows with a lease
+ * (`FOR UPDATE SKIP LOCKED` on PostgreSQL), render the template and hand it to the transport
+ * (SMTP when SMTP_URL is set, else an `.eml` file in DATA_DIR/outbox). Failures are retried with
+ * exponential backoff; a message still failing after `maxAttempts` ends FAILED. The Message-ID is
+ * fixed at enqueue: a worker that dies after handing a message to the SMTP server but before
+ * recording it leaves a lease that expires, and the resend carries the same Message-ID, which
+ * receiving servers and clients use to drop the duplicate.
+ */
+
+export interface MailMessage {
+  to: string;
+  template: MailTemplateId;
+  data: Record<string, string>;
+  /** BCP 47; reserved (templates are English today). */
+  locale?: string;
+}
+
+export interface MailSettings {
+  /** `smtp://` / `smtps://` URL; unset: the local outbox. */
+  smtpUrl: string | undefined;
+  /** The From header. */
+  from: string;
+  /** Where links in mails point (ADMIN_BASE_URL). */
+  adminBaseUrl: string;
+  dataDir: string;
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt (with jitter), at most an hour. */
+  retryBaseMs: number;
+  /** How long a claimed message is reserved for its worker; every transport timeout stays below it. */
+  leaseMs: number;
+}
+
+export interface Mailer {
+  /** Stores the message inside the caller's transaction; call `ctx.afterCommit(() => deps.mail.wake())`. */
+  enqueue(trx: Kysely<any>, message: MailMessage): Promise<{ id: string }>;
+  /** Nudges this process's mail workers to look now instead of at their next poll. */
+  wake(): void;
+  /** A link for a mail: ADMIN_BASE_URL + path + `#token=…` (a fragment never reaches a server log or a Referer). */
+  link(path: string, token: string): string;
+  /** Claims and sends (or reschedules) one due message; false when there was none. */
+  runOne(): Promise<boolean>;
+  /** Starts `concurrency` worker loops; `stop()` lets a send in progress finish. */
+  startWorker(opts?: { concurrency?: number; pollMs?: number }): { stop(): Promise<void> };
+  /** Closes pooled SMTP connections. */
+  close(): Promise<void>;
+}
+
+/** PostgreSQL NOTIFY channel announcing new mail to workers in other processes. */
+const MAIL_CHANNEL = 'platform_mail';
+const MAX_RETRY_DELAY_MS = 3600_000;
+/** Ended messages (their data already cleared) are kept this long for operators, then purged. */
+export const MAIL_RETENTION_MS = 7 * 24 * 3600_000;
+
+interface Transport {
+  send(envelope: { id: string; messageId: string; to: string; subject: string; text: string; html: string }): Promise<void>;
+  close(): void;
+}
+
+function smtpTransport(settings: MailSettings): Transport {
+  // Pooled: connections are reused across messages. Plain smtp:// upgrades with STARTTLS whenever the
+  // server offers it (nodemailer's default); smtps:// is TLS from the start. Every timeout stays below
+  // the lease, so a hung server cannot keep a message claimed past it.
+  const timeout = Math.max(1000, Math.floor(settings.leaseMs / 3));
+  const transporter = nodemailer.createTransport({
+    url: settings.smtpUrl,
+    pool: true,
+    maxConnections: 2,
+    connectionTimeout: timeout,
+    greetingTimeout: timeout,
+    socketTimeout: timeout,
+  } as never);
+  return {
+    async send(m) {
+      await transporter.sendMail({ from: settings.from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: m.messageId });
+    },
+    close: () => transporter.close(),
+  };
+}
+
+function outboxTransport(settings: MailSettings): Transport {
+  const dir = join(settings.dataDir, 'outbox');
+  // nodemailer composes the full RFC 5322 message (headers, multipart/alternative) without sending it.
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(m) {
+      const info = await composer.sendMail({ from: settings.from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: m.messageId });
+      await mkdir(dir, { recursive: true });
+      // Written whole then renamed: an operator (or a crashed worker's successor) never sees half a file.
+      const file = join(dir, `${m.id}.eml`);
+      const partial = `${file}.${randomUUID().slice(0, 8)}.tmp`;
+      await writeFile(partial, info.message as Buffer, { mode: 0o600 });
+      await rename(partial, file);
+    },
+    close: () => undefined,
+  };
+}
+
+/** Delay before attempt `attempt + 1`: base · 2^(attempt-1), ±20 % jitter, at most an hour. */
+export function retryDelay(baseMs: number, attempt: number): number {
+  const exact = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(exact * (0.8 + Math.random() * 0.4));
+}
+
+/** An SMTP 5xx answer (unknown recipient, refused sender): retrying cannot help. */
+function isPermanent(err: unknown): boolean {
+  const code = (err as { responseCode?: number }).responseCode;
+  return typeof code === 'number' && code >= 500 && code < 600;
+}
+
+/** What may be logged of a send error: no message content, no credentials of the SMTP URL. */
+function describeError(err: unknown): string {
+  const e = err as { code?: string; responseCode?: number; message?: string };
+  const message = String(e?.message ?? err).replace(/\b(smtps?:\/\/)[^@\s]*@/gi, '$1***@');
+  return [e?.code, e?.responseCode, message.slice(0, 300)].filter((x) => x !== undefined && x !== '').join(' ');
+}
+
+export function createMailer(deps: { database: Database; secrets: SecretBox; logger: FastifyBaseLogger; settings: MailSettings; workerId?: string }): Mailer {
+  const { settings } = deps;
+  const { db, dialect } = deps.database;
+  const workerId = deps.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const domain = /@([^>\s]+)>?\s*$/.exec(settings.from)?.[1] ?? 'localhost';
+  let transport: Transport | undefined;
+  const transportNow = () => (transport ??= settings.smtpUrl ? smtpTransport(settings) : outboxTransport(settings));
+  let wakeWaiters: Array<() => void> = [];
+
+  async function claim(now: number): Promise<Record<string, any> | undefined> {
+    const due = dialect.skipLocked(
+      db
+        .selectFrom('mail_messages')
+        .select('id')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'QUEUED'), eb('run_after', '<=', now)]),
+            eb.and([eb('state', '=', 'SENDING'), eb('lease_expire_time', '<', now)]),
+          ]),
+        )
+        .orderBy('run_after')
+        .limit(1),
+    );
+    return db
+      .updateTable('mail_messages')
+      .set((eb) => ({ state: 'SENDING', lease_owner: workerId, lease_expire_time: now + settings.leaseMs, attempt: eb('attempt', '+', 1), update_time: now }))
+      .where('id', '=', (eb: any) => eb.selectFrom(due.as('due')).select('due.id'))
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Records the end of this worker's claim; nothing when the lease went to another worker meanwhile. */
+  async function settle(id: string, values: Record<string, unknown>): Promise<void> {
+    await db
+      .updateTable('mail_messages')
+      .set({ ...values, lease_owner: null, lease_expire_time: null, update_time: Date.now() })
+      .where('id', '=', id)
+      .where('lease_owner', '=', workerId)
+      .execute();
+  }
+
+  async function deliver(row: Record<string, any>): Promise<void> {
+    const attempt = Number(row.attempt);
+    const log = { mail: row.id, template: row.template, attempt };
+    if (attempt > settings.maxAttempts) {
+      // Claimed this often without an outcome: its workers kept dying.
+      await settle(row.id, { state: 'FAILED', data: null, last_error: 'claimed too often without an outcome' });
+      deps.logger.error(log, 'mail given up: its workers stopped while sending it');
+      return;
+    }
+    try {
+      const data = JSON.parse(deps.secrets.open(row.data)) as Record<string, string>;
+      const rendered = renderMail(row.template as MailTemplateId, data, row.locale ?? undefined);
+      await transportNow().send({ id: row.id, messageId: row.message_id, to: row.recipient, ...rendered });
+      await settle(row.id, { state: 'SENT', data: null, send_time: Date.now(), last_error: null });
+      deps.logger.info(log, 'mail sent');
+    } catch (err) {
+      const error = describeError(err);
+      if (isPermanent(err) || attempt >= settings.maxAttempts) {
+        await settle(row.id, { state: 'FAILED', data: null, last_error: error });
+        deps.logger.error({ ...log, error }, 'mail failed for good');
+      } else {
+        const runAfter = Date.now() + retryDelay(settings.retryBaseMs, attempt);
+        await settle(row.id, { state: 'QUEUED', run_after: runAfter, last_error: error });
+        deps.logger.warn({ ...log, error, retry_time: new Date(runAfter).toISOString() }, 'mail not sent; retrying later');
+      }
+    }
+  }
+
+  async function runOne(): Promise<boolean> {
+    const row = await claim(Date.now());
+    if (!row) return false;
+    await deliver(row);
+    return true;
+  }
+
+  async function purgeEnded(now: number): Promise<void> {
+    await db
+      .deleteFrom('mail_messages')
+      .where('state', 'in', ['SENT', 'FAILED'])
+      .where('update_time', '<', now - MAIL_RETENTION_MS)
+      .execute();
+  }
+
+  const mailer: Mailer = {
+    async enqueue(trx, message) {
+      checkMailData(message.template, message.data);
+      const now = Date.now();
+      const id = newId(now);
+      await trx
+        .insertInto('mail_messages')
+        .values({
+          id,
+          message_id: `<${id}.${randomUUID()}@${domain}>`,
+          recipient: message.to,
+          template: message.template,
+          locale: message.locale ?? null,
+          data: deps.secrets.seal(JSON.stringify(message.data)),
+          state: 'QUEUED',
+          attempt: 0,
+          run_after: now,
+          create_time: now,
+          update_time: now,
+        })
+        .execute();
+      await dialect.notify(trx, MAIL_CHANNEL);
+      return { id };
+    },
+    wake() {
+      const waiters = wakeWaiters;
+      wakeWaiters = [];
+      for (const w of waiters) w();
+    },
+    link(path, token) {
+      const base = settings.adminBaseUrl.replace(/\/$/, '');
+      return `${base}${path.startsWith('/') ? path : `/${path}`}#token=${encodeURIComponent(token)}`;
+    },
+    runOne,
+    startWorker(opts = {}) {
+      const concurrency = opts.concurrency ?? 2;
+      const pollMs = opts.pollMs ?? 1000;
+      let stopping = false;
+      let lastPurge = 0;
+      const idle = () =>
+        new Promise<void>((resolve) => {
+          const timer = setTimeout(done, pollMs);
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          wakeWaiters.push(done);
+        });
+      const loop = async () => {
+        while (!stopping) {
+          try {
+            if (Date.now() - lastPurge > 600_000) {
+              lastPurge = Date.now();
+              await purgeEnded(lastPurge);
+            }
+            if (!(await runOne())) await idle();
+          } catch (err) {
+            if (stopping) break;
+            deps.logger.error({ err }, 'mail worker loop error');
+            await idle();
+          }
+        }
+      };
+      const loops = Array.from({ length: concurrency }, loop);
+      const unsubscribe = deps.database.subscribe?.(MAIL_CHANNEL, () => mailer.wake()).catch((err) => {
+        deps.logger.warn({ err }, 'no LISTEN connection for new mail; polling only');
+        return undefined;
+      });
+      return {
+        async stop() {
+          stopping = true;
+          wakeWaiters.splice(0).forEach((w) => w());
+          await Promise.all(loops);
+          await (await unsubscribe)?.();
+        },
+      };
+    },
+    async close() {
+      transport?.close();
+      transport = undefined;
+    },
+  };
+  return mailer;
+}
