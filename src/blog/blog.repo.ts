@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { SqlDialect } from '../platform/db/database.js';
+import type { SemiJoinPlan, SqlDialect } from '../platform/db/database.js';
 import type { FilterScope } from '../platform/query/filter.js';
 
 /**
@@ -26,10 +26,10 @@ export const LINKS: readonly LinkSpec[] = [CATEGORY_LINKS, TAG_LINKS, AUTHOR_LIN
  * `category_ids:"c"` (and tags, authors) answered from the side table, scoped to the website, as the
  * dialect's semi-join (like customers' `tags`); for one post it is a primary-key probe.
  */
-export function linkHas(dialect: SqlDialect, link: LinkSpec): (value: string, scope: FilterScope) => RawBuilder<boolean> {
-  return (value, scope) => {
+export function linkHas(dialect: SqlDialect, link: LinkSpec): (value: string, scope: FilterScope, plan?: SemiJoinPlan) => RawBuilder<boolean> {
+  return (value, scope, plan) => {
     const where = sql<boolean>`${sql.ref(`${link.table}.website_id`)} = ${scope.website_id} and ${sql.ref(`${link.table}.${link.column}`)} = ${value}`;
-    return dialect.semiJoin('blog_posts.id', { table: link.table, column: 'post_id', where });
+    return dialect.semiJoin('blog_posts.id', { table: link.table, column: 'post_id', where, tenant: 'website_id' }, plan);
   };
 }
 

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { SqlDialect } from '../platform/db/database.js';
+import type { SemiJoinPlan, SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import { compileFilter, parseFilter, type FilterField, type FilterScope } from '../platform/query/filter.js';
 import type { AttributeDef, AttributeType } from './attribute-values.js';
@@ -16,13 +16,13 @@ import type { AttributeDef, AttributeType } from './attribute-values.js';
  * SQLite: a page of a 10 % tag 13 ms instead of 130 ms when the tag's rows drive and the matches are
  * sorted, a 0.01 % tag 60 ms). For one customer (its own write) it is a primary-key probe.
  */
-export function tagHas(dialect: SqlDialect): (value: string, scope: FilterScope) => RawBuilder<boolean> {
-  return (value, scope) => {
+export function tagHas(dialect: SqlDialect): (value: string, scope: FilterScope, plan?: SemiJoinPlan) => RawBuilder<boolean> {
+  return (value, scope, plan) => {
     const tagged = sql<boolean>`${sql.ref('customer_tags.website_id')} = ${scope.website_id} and ${sql.ref('customer_tags.tag')} = ${value}`;
     if (scope.customer_id) {
       return sql<boolean>`exists (select 1 from ${sql.table('customer_tags')} where ${tagged} and ${sql.ref('customer_tags.customer_id')} = ${sql.ref('customers.id')})`;
     }
-    return dialect.semiJoin('customers.id', { table: 'customer_tags', column: 'customer_id', where: tagged });
+    return dialect.semiJoin('customers.id', { table: 'customer_tags', column: 'customer_id', where: tagged, tenant: 'website_id' }, plan);
   };
 }
 

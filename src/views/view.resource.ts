@@ -11,10 +11,15 @@ const URL_PREFIX_PATTERN = '^(?:|[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)$';
 /** Views per website: a locale switcher with more entries is not a use case we know of. */
 export const MAX_VIEWS_PER_WEBSITE = 50;
 
-/** The fallback must be another view of the same website, and following fallbacks must never come back. */
-async function checkFallback(ctx: WriteContext, row: Row): Promise<void> {
+/**
+ * The fallback must be another view of the same website, and following fallbacks must never come
+ * back. Fallback changes of one website are serialised (`lockKey`) before the chain is read: two
+ * concurrent updates (A → B, B → A) would otherwise each see no cycle and together close one.
+ */
+async function checkFallback(dialect: SqlDialect, ctx: WriteContext, row: Row): Promise<void> {
   if (!row.fallback_view_id) return;
   if (row.fallback_view_id === row.id) throw InvalidArgument.field('fallback_view_id', 'a view cannot fall back to itself');
+  await dialect.lockKey(ctx.trx, `views.fallback_view_id|${row.website_id}`);
   const views = await ctx.trx.selectFrom('views').select(['id', 'fallback_view_id']).where('website_id', '=', row.website_id).execute();
   const fallbackOf = new Map(views.map((v) => [v.id as string, v.fallback_view_id as string | null]));
   if (!fallbackOf.has(row.fallback_view_id)) throw InvalidArgument.field('fallback_view_id', `${row.fallback_view_id} is not a view of this website`);
@@ -103,11 +108,11 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
           throw new FailedPrecondition('VIEW_LIMIT', `a website has at most ${MAX_VIEWS_PER_WEBSITE} views`);
         }
         if (row.url_prefix === null || row.url_prefix === undefined) row.url_prefix = String(row.locale).toLowerCase();
-        await checkFallback(ctx, row);
+        await checkFallback(dialect, ctx, row);
       },
       async beforeUpdate(ctx, next, previous) {
         if (next.url_prefix === null) next.url_prefix = previous.is_default ? '' : String(next.locale).toLowerCase();
-        if (next.fallback_view_id !== previous.fallback_view_id) await checkFallback(ctx, next);
+        if (next.fallback_view_id !== previous.fallback_view_id) await checkFallback(dialect, ctx, next);
         if (previous.is_default && !next.is_active) throw InvalidArgument.field('is_active', 'the default view cannot be switched off');
       },
       async beforeDelete(ctx, row, force) {

@@ -83,6 +83,23 @@ describe('fallback_view_id', () => {
     expect(expectStatus(await t.request('GET', `${viewsUrl}/${a.id}`, { token: alice.token }), 200).fallback_view_id).toBeUndefined();
   });
 
+  it('two concurrent updates closing a fallback loop cannot both succeed (fallback changes serialised per website)', async () => {
+    // Several rounds: without the lock both transactions can read the chain before either commits.
+    for (let round = 0; round < 5; round++) {
+      const a = await createView({ locale: 'sv', url_prefix: `sv-a${round}` });
+      const b = await createView({ locale: 'sv', url_prefix: `sv-b${round}` });
+      const results = await Promise.all([
+        t.request('PATCH', `${viewsUrl}/${a.id}`, { token: alice.token, body: { fallback_view_id: b.id } }),
+        t.request('PATCH', `${viewsUrl}/${b.id}`, { token: alice.token, body: { fallback_view_id: a.id } }),
+      ]);
+      expect(results.map((r) => r.statusCode).sort()).toEqual([200, 400]);
+      expectInvalid(results.find((r) => r.statusCode === 400)!, 'fallback_view_id');
+      const after = await Promise.all([a, b].map(async (v) => expectStatus(await t.request('GET', `${viewsUrl}/${v.id}`, { token: alice.token }), 200)));
+      expect(after.filter((v) => v.fallback_view_id !== undefined)).toHaveLength(1);
+      for (const v of [a, b]) expect((await t.request('DELETE', `${viewsUrl}/${v.id}?force=true`, { token: alice.token })).statusCode).toBe(204);
+    }
+  });
+
   it('a view in use as a fallback is not deleted silently: FAILED_PRECONDITION VIEW_IN_USE, force detaches', async () => {
     const base = await createView({ locale: 'nl' });
     const child = await createView({ locale: 'nl-BE', fallback_view_id: base.id });

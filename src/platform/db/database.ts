@@ -69,9 +69,23 @@ export interface SqlDialect {
    * SQLite: `+column IN (subquery)`: the set is read once, and the unary + keeps a List walking its
    * ORDER BY index and probing the set instead of sorting every match. PostgreSQL: a correlated
    * EXISTS, planned as a semi-join, or under OR as an index probe per row (an IN subquery there would
-   * be rescanned per row once it outgrows work_mem).
+   * be rescanned per row once it outgrows work_mem). SQLite `drive`: `(tenant, column) IN (subquery)`,
+   * which probes the table's key with the side table's rows whether the key leads with the tenant or not.
    */
-  semiJoin(column: string, inner: { table: string; column: string; where: RawBuilder<boolean> }): RawBuilder<boolean>;
+  semiJoin(column: string, inner: SemiJoinInner, plan?: SemiJoinPlan): RawBuilder<boolean>;
+  /**
+   * How a List page should reach the rows of a side-table filter (`semiJoin`, e.g. `category_ids:"c"`)
+   * when the whole filter matches `matches` rows (the exact count, known from the page token or
+   * counted first); absent when the dialect's planner chooses itself (PostgreSQL, from its
+   * statistics). SQLite (no statistics): `drive` below `DRIVE_MAX_PAGES` pages' worth of matches.
+   */
+  pageSemiJoinPlan?(matches: number, pageSize: number): SemiJoinPlan;
+  /**
+   * `column` as a term no index may serve (SQLite: `+column`, same value and collation); the
+   * ORDER BY and keyset of a `drive` page use it so the planner cannot walk the ordered index.
+   * PostgreSQL: the plain column.
+   */
+  notIndexed(column: string): RawBuilder<unknown>;
   /** Claim rows other workers have not locked (PostgreSQL SKIP LOCKED; SQLite has one writer). */
   skipLocked<Q extends { forUpdate(): Q; skipLocked(): Q }>(query: Q): Q;
   /** The driver error of a UNIQUE or PRIMARY KEY violation. */
@@ -91,6 +105,31 @@ export interface SqlDialect {
  * its ordered index stops after a page of matches: cheap when matches are many). Same rows either way.
  */
 export type TextMatchPlan = 'text_index' | 'row_check';
+
+/**
+ * How a side-table filter (`semiJoin`) finds its rows. `probe`: walk the List's ordered index and
+ * probe the side table's set per row (stops after a page of matches: cheap when matches are many).
+ * `drive`: read the matches from the side table's index, fetch each row by key and sort them (cheap
+ * when matches are few). Same rows either way.
+ */
+export type SemiJoinPlan = 'probe' | 'drive';
+
+/** The side table of a `semiJoin`: its rows matching `where`; `column` holds the outer table's ids. */
+export interface SemiJoinInner {
+  table: string;
+  column: string;
+  where: RawBuilder<boolean>;
+  /** A tenant column both tables carry under this name (`website_id`): a `drive` probes (tenant, id). */
+  tenant?: string;
+}
+
+/**
+ * SQLite: a side-table filter drives the page (`drive`) below this many pages' worth of matches.
+ * Measured at 100 000 posts (docs/performance.md): driving costs ~8 µs a match (10 000: 83 ms,
+ * 100: 2.7 ms); walking costs ~0.4 µs a row walked (a page of a 10 % member: 9 ms; a 0.1 % member
+ * walks the whole website: 37 ms). 10 pages (500 matches at 50 a page) bounds a driven page at ~4 ms.
+ */
+export const DRIVE_MAX_PAGES = 10;
 
 /** SQLite: a page walks its ordered index with LIKE (`row_check`) from this many pages' worth of matches on. */
 export const ROW_CHECK_MIN_PAGES = 40;
@@ -145,6 +184,10 @@ const sqliteDialect: SqlDialect = {
   // sorting them: ~10 µs a match. LIKE along the ordered index costs ~5 µs a row walked and stops
   // after a page of matches: cheaper once matches are common (measured in docs/performance.md).
   pageTextMatchPlan: (matches, pageSize) => (matches >= ROW_CHECK_MIN_PAGES * pageSize ? 'row_check' : 'text_index'),
+  // Walking the ordered index costs ~0.4 µs a row walked until a page of matches is found (a rare
+  // member: the whole website); driving costs ~8 µs a match (fetch + sort). See DRIVE_MAX_PAGES.
+  pageSemiJoinPlan: (matches, pageSize) => (matches < DRIVE_MAX_PAGES * pageSize ? 'drive' : 'probe'),
+  notIndexed: (column) => sql`+${sql.ref(column)}`,
   textIndexHoldsMany: (table, column, text) => {
     const phrase = ftsSubstringQuery(column, text);
     if (phrase === undefined) return undefined;
@@ -153,8 +196,16 @@ const sqliteDialect: SqlDialect = {
   },
   forUpdate: (query) => query,
   forShare: (query) => query,
-  semiJoin: (column, inner) =>
-    sql<boolean>`+${sql.ref(column)} in (select ${sql.ref(`${inner.table}.${inner.column}`)} from ${sql.table(inner.table)} where ${inner.where})`,
+  // `drive`: without the +, the IN probes the table's key with the side table's rows; the page's
+  // scope, ORDER BY and keyset use `notIndexed`, so (without statistics) SQLite cannot prefer
+  // walking an index that leads with the tenant.
+  semiJoin: (column, inner, plan = 'probe') => {
+    const ids = sql.ref(`${inner.table}.${inner.column}`);
+    if (plan === 'probe') return sql<boolean>`+${sql.ref(column)} in (select ${ids} from ${sql.table(inner.table)} where ${inner.where})`;
+    if (!inner.tenant) return sql<boolean>`${sql.ref(column)} in (select ${ids} from ${sql.table(inner.table)} where ${inner.where})`;
+    const outerTenant = sql.ref(column.includes('.') ? `${column.slice(0, column.lastIndexOf('.'))}.${inner.tenant}` : inner.tenant);
+    return sql<boolean>`(${outerTenant}, ${sql.ref(column)}) in (select ${sql.ref(`${inner.table}.${inner.tenant}`)}, ${ids} from ${sql.table(inner.table)} where ${inner.where})`;
+  },
   jsonWithoutKey: (column, key) => sql`nullif(json_remove(${sql.ref(column)}, ${'$.' + key}), '{}')`,
   jsonHasKey: (column, key) => sql<boolean>`json_type(${sql.ref(column)}, ${'$.' + key}) is not null`,
   skipLocked: (query) => query,
@@ -181,6 +232,7 @@ const postgresDialect: SqlDialect = {
   containsText: (_table, column, text) => sql<boolean>`${sql.ref(column)} ilike ${'%' + escapeLike(text) + '%'} escape '\\'`,
   forUpdate: (query) => query.forUpdate(),
   forShare: (query) => query.forShare(),
+  notIndexed: (column) => sql.ref(column),
   semiJoin: (column, inner) =>
     sql<boolean>`exists (select 1 from ${sql.table(inner.table)} where ${inner.where} and ${sql.ref(`${inner.table}.${inner.column}`)} = ${sql.ref(column)})`,
   jsonWithoutKey: (column, key) => sql`nullif(${sql.ref(column)} - ${key}::text, '{}'::jsonb)`,

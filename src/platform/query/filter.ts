@@ -18,7 +18,7 @@
  * must be quoted. The parser is a single left-to-right pass with no backtracking.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { escapeLike, type SqlDialect, type TextMatchPlan } from '../db/database.js';
+import { escapeLike, type SemiJoinPlan, type SqlDialect, type TextMatchPlan } from '../db/database.js';
 import { InvalidArgument } from '../errors.js';
 
 /** How a filterable field's values are typed and compared. */
@@ -38,8 +38,11 @@ export interface FilterField {
    * (see `SqlDialect.containsText`); absent: a plain LIKE over the column.
    */
   textIndexedTable?: string;
-  /** Answers `field:value` itself (e.g. from an indexed side table) instead of the column; gets the scope ids. */
-  has?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
+  /**
+   * Answers `field:value` itself (e.g. from an indexed side table) instead of the column; gets the
+   * scope ids and, for a List page, the `SemiJoinPlan` to hand to `SqlDialect.semiJoin`.
+   */
+  has?: (value: string, scope: Readonly<Record<string, string>>, plan?: SemiJoinPlan) => RawBuilder<boolean>;
 }
 
 /** Path ids of the query being filtered (`website_id`, ...), for `has` compilers that need the tenant. */
@@ -398,6 +401,7 @@ function compileComparison(
   fields: Record<string, FilterField>,
   dialect: SqlDialect,
   scope: FilterScope,
+  semiJoin?: SemiJoinPlan,
 ): RawBuilder<SqlBool> {
   const name = node.field;
   // Own properties only, so `constructor` or `__proto__` never resolve to Object.prototype.
@@ -418,7 +422,7 @@ function compileComparison(
   }
   const typed = typedValue(name, field, value.text);
   const bound = field.lowercase && typeof typed === 'string' ? typed.toLowerCase() : typed;
-  if (operator === ':' && field.has) return field.has(String(bound), scope).$castTo<SqlBool>();
+  if (operator === ':' && field.has) return field.has(String(bound), scope, semiJoin).$castTo<SqlBool>();
 
   if (operator === ':' && field.type === 'string' && field.hasMatchesPrefix) {
     return sql<SqlBool>`${column} like ${escapeLike(String(bound)) + '%'} escape '\\'`;
@@ -431,13 +435,14 @@ function compileComparison(
   return sql<SqlBool>`${column} ${sql.raw(SQL_OPERATOR[operator])} ${parameter}`;
 }
 
-function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope): RawBuilder<SqlBool> {
+/** `semiJoin`: the plan of the side-table filters that every match must pass (reached through ANDs only). */
+function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope, semiJoin?: SemiJoinPlan): RawBuilder<SqlBool> {
   switch (ast.kind) {
     case 'comparison':
-      return compileComparison(ast, fields, dialect, scope);
+      return compileComparison(ast, fields, dialect, scope, semiJoin);
     case 'and':
     case 'or': {
-      const parts = ast.operands.map((o) => compileNode(o, fields, dialect, scope));
+      const parts = ast.operands.map((o) => compileNode(o, fields, dialect, scope, ast.kind === 'and' ? semiJoin : undefined));
       return sql<SqlBool>`(${sql.join(parts, sql.raw(` ${ast.kind} `))})`;
     }
     case 'not':
@@ -448,8 +453,16 @@ function compileNode(ast: FilterAst, fields: Record<string, FilterField>, dialec
 }
 
 /** Compiles an AST to a boolean expression over the declared columns; undeclared fields and mistyped values throw InvalidArgument naming the field. */
-export function compileFilter(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope = {}): Expression<SqlBool> {
-  return compileNode(ast, fields, dialect, scope);
+export function compileFilter(ast: FilterAst, fields: Record<string, FilterField>, dialect: SqlDialect, scope: FilterScope = {}, semiJoin?: SemiJoinPlan): Expression<SqlBool> {
+  return compileNode(ast, fields, dialect, scope, semiJoin);
+}
+
+/** Whether a side-table filter (`has`) restricts every match (reached from the root through ANDs only): then its rows can drive a page. */
+function hasDrivingSemiJoin(ast: FilterAst, fields: Record<string, FilterField>): boolean {
+  if (ast.kind === 'and') return ast.operands.some((o) => hasDrivingSemiJoin(o, fields));
+  if (ast.kind !== 'comparison') return false;
+  const field = Object.hasOwn(fields, ast.field) ? fields[ast.field] : undefined;
+  return ast.operator === ':' && ast.value.kind !== 'null' && !!field?.has;
 }
 
 /** A contains (`:`) on a string field with a trigram text index: the plan of these is `TextMatchPlan`'s to choose. */
@@ -481,7 +494,9 @@ function indexedContainsOf(ast: FilterAst, fields: Record<string, FilterField>, 
 /**
  * Parses and compiles `text`, returning the WHERE expression (undefined when empty), the canonical
  * text page tokens bind to, and its contains that can take either `TextMatchPlan` (`textMatch`,
- * default `text_index`, decides which this compilation uses).
+ * default `text_index`, decides which this compilation uses); `drivingSemiJoin` says whether a
+ * side-table filter every match passes could drive the page (`semiJoin`, default the `has`
+ * compiler's own, decides its `SemiJoinPlan`).
  */
 export function buildFilter(
   text: string | undefined,
@@ -489,11 +504,17 @@ export function buildFilter(
   dialect: SqlDialect,
   scope: FilterScope = {},
   textMatch: TextMatchPlan = 'text_index',
-): { where: Expression<SqlBool> | undefined; canonical: string; indexedContains: IndexedContains[] } {
+  semiJoin?: SemiJoinPlan,
+): { where: Expression<SqlBool> | undefined; canonical: string; indexedContains: IndexedContains[]; drivingSemiJoin: boolean } {
   const ast = parseFilter(text ?? '');
   const compiling: SqlDialect =
     textMatch === 'text_index' ? dialect : { ...dialect, containsText: (table, column, value) => dialect.containsText(table, column, value, textMatch) };
-  return { where: ast && compileFilter(ast, fields, compiling, scope), canonical: formatFilter(ast), indexedContains: ast ? indexedContainsOf(ast, fields, []) : [] };
+  return {
+    where: ast && compileFilter(ast, fields, compiling, scope, semiJoin),
+    canonical: formatFilter(ast),
+    indexedContains: ast ? indexedContainsOf(ast, fields, []) : [],
+    drivingSemiJoin: ast ? hasDrivingSemiJoin(ast, fields) : false,
+  };
 }
 
 /** A value of a row held in memory, as the filter compares it (timestamps in epoch ms). */

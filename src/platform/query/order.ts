@@ -42,26 +42,35 @@ export function parseOrderBy(
  * ORDER BY terms. Nullable columns sort NULLs last ascending and first descending in both
  * dialects (PostgreSQL's native order, so its b-tree indexes serve it).
  */
-export function orderTerms(columns: SortColumn[]): RawBuilder<unknown>[] {
+export function orderTerms(columns: SortColumn[], refOf: ColumnRef = sql.ref): RawBuilder<unknown>[] {
   return columns.map((c) => {
     const dir = sql.raw(c.desc ? 'desc' : 'asc');
-    if (!c.nullable) return sql`${sql.ref(c.column)} ${dir}`;
-    return sql`${sql.ref(c.column)} ${dir} ${sql.raw(c.desc ? 'nulls first' : 'nulls last')}`;
+    if (!c.nullable) return sql`${refOf(c.column)} ${dir}`;
+    return sql`${refOf(c.column)} ${dir} ${sql.raw(c.desc ? 'nulls first' : 'nulls last')}`;
   });
 }
 
+/**
+ * How a sort column is written in ORDER BY and the keyset: the plain column, or
+ * `SqlDialect.notIndexed` when the page must not walk the ordered index (a `drive` plan).
+ */
+export type ColumnRef = (column: string) => Expression<unknown>;
+
 /** Rows strictly after the cursor `values` (one per column) in the given order. */
-export function keysetAfter(columns: SortColumn[], values: unknown[]): Expression<SqlBool> {
+export function keysetAfter(columns: SortColumn[], values: unknown[], refOf: ColumnRef = sql.ref): Expression<SqlBool> {
   const sameDirection = columns.every((c) => c.desc === columns[0].desc);
-  if (sameDirection && columns.every((c) => !c.nullable) && values.every((v) => v !== null)) {
+  // Descending, NULLs sort first: a row whose column is NULL lies before any non-null cursor, and a
+  // row-value comparison with a NULL in it is not true, so it excludes exactly those rows.
+  const nullsBefore = (c: SortColumn) => !c.nullable || c.desc;
+  if (sameDirection && columns.every(nullsBefore) && values.every((v) => v !== null)) {
     // Row-value comparison: one range condition both dialects serve straight from the index.
     const op = sql.raw(columns[0].desc ? '<' : '>');
-    return sql<SqlBool>`(${sql.join(columns.map((c) => sql.ref(c.column)))}) ${op} (${sql.join(values)})`;
+    return sql<SqlBool>`(${sql.join(columns.map((c) => refOf(c.column)))}) ${op} (${sql.join(values)})`;
   }
   const after = (i: number): RawBuilder<SqlBool> => {
     const c = columns[i];
     const v = values[i];
-    const ref = sql.ref(c.column);
+    const ref = refOf(c.column);
     let strictly: RawBuilder<SqlBool>;
     if (c.desc) strictly = v === null ? sql`${ref} is not null` : sql`${ref} < ${v}`;
     else strictly = v === null ? sql`1 = 0` : c.nullable ? sql`(${ref} > ${v} or ${ref} is null)` : sql`${ref} > ${v}`;

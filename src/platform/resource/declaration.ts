@@ -1,3 +1,4 @@
+import type { SemiJoinPlan } from '../db/database.js';
 import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { Caller, RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
@@ -60,9 +61,10 @@ export interface FieldDecl {
   lowercase?: boolean;
   /**
    * How `field:value` (has) is answered when not from the field's own column, e.g. from an indexed
-   * side table. `scope` holds the List's path ids (`website_id`, ...).
+   * side table. `scope` holds the List's path ids (`website_id`, ...); `plan`, the `SemiJoinPlan` the
+   * List page chose, to pass to `SqlDialect.semiJoin`.
    */
-  filterHas?: (value: string, scope: Readonly<Record<string, string>>) => RawBuilder<boolean>;
+  filterHas?: (value: string, scope: Readonly<Record<string, string>>, plan?: SemiJoinPlan) => RawBuilder<boolean>;
   /**
    * A realistic value for the OpenAPI example of the resource (default: the field's `default`, else
    * a value made up from its type; fields with a `pattern` and objects need one to appear).

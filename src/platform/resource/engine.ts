@@ -1,5 +1,5 @@
 import { sql, type CompiledQuery, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
-import type { Database } from '../db/database.js';
+import type { Database, SemiJoinPlan } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { Aborted, AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../errors.js';
 import { buildFilter, type FilterField } from '../query/filter.js';
@@ -507,27 +507,38 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const cursor = query.page_token ? deps.pageTokens.decode(query.page_token, binding) : undefined;
 
     const visible = hooks.listVisible?.(ctx);
-    const filtered = (db: Kysely<any>, where: Expression<SqlBool> | undefined) => {
+    const filtered = (db: Kysely<any>, where: Expression<SqlBool> | undefined, semiJoin: SemiJoinPlan = 'probe') => {
       let q = db.selectFrom(decl.table);
       // An empty list of visible ids shows nothing (guard against an empty IN list).
       if (visible) q = visible.values.length ? q.where(visible.column, 'in', visible.values) : q.where(sql<boolean>`1 = 0`);
       if (decl.table === 'accounts') {
         q = q.where('id', 'in', db.selectFrom('memberships').select('account_id').where('user_id', '=', ctx.caller.userId));
+      } else if (semiJoin === 'drive') {
+        // The side table's rows drive: no index leading with the parents may be walked instead.
+        for (const p of collectionParams) q = q.where(dialect.notIndexed(p === ownIdParam ? 'id' : p), '=', params[p]);
       } else {
         q = scoped(q, params, collectionParams);
       }
       return where ? q.where(where) : q;
     };
-    const pageWhere = (where: Expression<SqlBool> | undefined) => {
-      let page = filtered(database.read, where).selectAll();
-      if (cursor) page = page.where(keysetAfter(order.columns, cursor.after));
-      for (const term of orderTerms(order.columns)) page = page.orderBy(term);
+    const pageWhere = (where: Expression<SqlBool> | undefined, semiJoin: SemiJoinPlan = 'probe') => {
+      // A driving side table: the ordered index must not be walked, the matches are sorted instead.
+      const refOf = semiJoin === 'drive' ? dialect.notIndexed : undefined;
+      let page = filtered(database.read, where, semiJoin).selectAll();
+      if (cursor) page = page.where(keysetAfter(order.columns, cursor.after, refOf));
+      for (const term of orderTerms(order.columns, refOf)) page = page.orderBy(term);
       page = page.limit(pageSize + 1);
       if (skip) page = page.offset(skip);
       return page.compile();
     };
     const countWhere = (where: Expression<SqlBool> | undefined) => filtered(database.count, where).select((eb) => eb.fn.countAll().as('count'));
     const rowCheck = () => buildFilter(query.filter, filterFields, dialect, params, 'row_check').where;
+    const planned = (matches: number) => {
+      const text = filter.indexedContains.length > 0 && dialect.pageTextMatchPlan ? dialect.pageTextMatchPlan(matches, pageSize) : 'text_index';
+      const semiJoin = filter.drivingSemiJoin && dialect.pageSemiJoinPlan ? dialect.pageSemiJoinPlan(matches, pageSize) : 'probe';
+      if (text === 'text_index' && semiJoin === 'probe') return pageWhere(filter.where);
+      return pageWhere(buildFilter(query.filter, filterFields, dialect, params, text, semiJoin).where, semiJoin);
+    };
     // One contains whose text the whole table holds often: check the scope's rows instead of
     // fetching every match's row (`SqlDialect.textIndexHoldsMany`); SQLite evaluates only the branch taken.
     const [only] = filter.indexedContains;
@@ -535,12 +546,11 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const count = holdsMany
       ? sql<{ count: unknown }>`select case when ${holdsMany} then (${countWhere(rowCheck())}) else (${countWhere(filter.where)}) end as count`.compile(database.count)
       : countWhere(filter.where).compile();
-    // A contains the dialect can answer two ways: the page's SQL depends on how many rows match
-    // (`SqlDialect.pageTextMatchPlan`), so `list()` learns the total first and picks.
+    // A contains or a side-table filter the dialect can answer two ways: the page's SQL depends on
+    // how many rows match (`SqlDialect.pageTextMatchPlan`, `pageSemiJoinPlan`), so `list()` learns
+    // the total first and picks.
     const pageFor =
-      filter.indexedContains.length > 0 && dialect.pageTextMatchPlan
-        ? (matches: number) => (dialect.pageTextMatchPlan!(matches, pageSize) === 'row_check' ? pageWhere(rowCheck()) : pageWhere(filter.where))
-        : undefined;
+      (filter.indexedContains.length > 0 && dialect.pageTextMatchPlan) || (filter.drivingSemiJoin && dialect.pageSemiJoinPlan) ? planned : undefined;
     const countKey = visible ? `${filter.canonical}\n${visible.column} in ${[...visible.values].sort().join(',')}` : filter.canonical;
     return { pageSize, order, binding, cursor, filterCanonical: countKey, page: pageWhere(filter.where), pageFor, count };
   }
