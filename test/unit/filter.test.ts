@@ -372,8 +372,8 @@ describe('filter parse tree and canonical text', () => {
   it('parses empty and whitespace-only text as no filter', () => {
     expect(parseFilter('')).toBeUndefined();
     expect(parseFilter(' \t\n ')).toBeUndefined();
-    expect(buildFilter(undefined, FIELDS, dialect)).toEqual({ where: undefined, canonical: '', indexedContains: [] });
-    expect(buildFilter('  ', FIELDS, dialect)).toEqual({ where: undefined, canonical: '', indexedContains: [] });
+    expect(buildFilter(undefined, FIELDS, dialect)).toEqual({ where: undefined, canonical: '', indexedContains: [], drivingSemiJoin: false });
+    expect(buildFilter('  ', FIELDS, dialect)).toEqual({ where: undefined, canonical: '', indexedContains: [], drivingSemiJoin: false });
   });
 
   it('OR binds tighter than AND in the tree', () => {
