@@ -7,7 +7,8 @@
  *   - first page with total_size, **first time**: one row is written to the collection (straight in
  *     the database, so triggers fire as for any write) before each of a few sequential requests, so
  *     no count cached for the collection under its parent can answer it;
- *   - first page, **refreshed**: the same request repeated (autocannon at 4 connections), which a
+ *   - first page, **refreshed**: the same request repeated (autocannon at 1 connection, where the
+ *     target applies, then at 4 for throughput), which a
  *     count cached until the next write makes cheap;
  *   - **page 21** of the token chain (the token carries total_size).
  *
@@ -247,11 +248,11 @@ export const listsSuite: BenchSuite = {
       "The rows come from one `INSERT … SELECT` per table (recursive CTE / generate_series), generated from the declaration and the table's introspected columns (bench/table-seed.ts: enums cycle through their values, booleans 80 % true, strings `item-{⌊n/10⌋ mod 5}` with `shop-…` on every tenth row, unique ones `item-{n}`, numbers spread over 1000 values, timestamps 30 s apart, references to one real row on every tenth row, lists `[\"shop\"]` on every tenth row; each column counts from its own offset, so filters and orders on different columns are independent); then ANALYZE (PostgreSQL: VACUUM (ANALYZE)) and a server restart.",
     `Lists cases (page_size=${PAGE_SIZE}, default order): no filter, and each declared filter once (booleans \`= true\`, enums \`= <first value>\`, strings \`= "item-1"\`, \`:"shop"\` and \`:"rare"\` (no row holds it), timestamps and numbers a range keeping half, lists \`:"shop"\`). ` +
       `Each case three times: **first time** — one row copied into the collection by SQL (triggers fire) before each of up to ${FIRST_SAMPLES} sequential requests (about ${FIRST_BUDGET_MS / 1000} s at most), so no count cached until the next write can answer; ` +
-      `**refreshed** — the same request repeated, autocannon ${SECONDS} s at ${CONNECTIONS} connections after 3 probes (removing the copies first is a write, so its first probe is a first time too); ` +
+      `**refreshed** — the same request repeated, autocannon ${SECONDS} s at 1 connection after 3 probes (removing the copies first is a write, so its first probe is a first time too; the target applies here), then ${SECONDS} s at ${CONNECTIONS} connections for throughput; ` +
       `**page ${CHAIN_DEPTH + 1}** — the token chain walked ${CHAIN_DEPTH} pages sequentially, then page ${CHAIN_DEPTH + 1} repeated like the refreshed case.`,
   ],
   targets: [
-    `lists (\`lists-*\`, every top-level tenant collection at ${ROWS.toLocaleString('en-US')} rows; the issue's targets are for 100 000): first page with total_size p99 < ${TARGET_FIRST_MS} ms with no filter, an equality or a range filter, < ${TARGET_CONTAINS_MS} ms with a contains (\`:\`) filter — for the first request after a write (\`*-first\`, sequential) and for the same request repeated (\`*-refreshed\`, ${CONNECTIONS} connections); page ${CHAIN_DEPTH + 1} of the token chain p99 < ${TARGET_PAGE_MS} ms (\`*-page21\`).`,
+    `lists (\`lists-*\`, every top-level tenant collection at ${ROWS.toLocaleString('en-US')} rows; the issue's targets are for 100 000): first page with total_size p99 < ${TARGET_FIRST_MS} ms with no filter, an equality or a range filter, < ${TARGET_CONTAINS_MS} ms with a contains (\`:\`) filter — for the first request after a write (\`*-first\`, sequential) and for the same request repeated (\`*-refreshed\`, 1 connection); page ${CHAIN_DEPTH + 1} of the token chain p99 < ${TARGET_PAGE_MS} ms (\`*-page21\`, 1 connection). The \`*-throughput\` rows (${CONNECTIONS} connections) carry no target.`,
   ],
   async run(ctx) {
     const started = Date.now();
@@ -348,12 +349,7 @@ export const listsSuite: BenchSuite = {
           await removeCopies(db, c.plan);
 
           // Refreshed: the same request repeated.
-          const refreshed = await ctx.measure(`${id}-refreshed`, `${what}, first page, refreshed`, url, {
-            connections: CONNECTIONS,
-            durationS: SECONDS,
-            probes: 3,
-            target,
-          });
+          const refreshed = await measureTwice(ctx, `${id}-refreshed`, `${what}, first page, refreshed`, url, { target });
 
           // Page 21 of the token chain.
           const chain = await walkChain(url, ctx.token);
@@ -361,10 +357,7 @@ export const listsSuite: BenchSuite = {
             refreshed.notes.push(`no page ${CHAIN_DEPTH + 1}: ${chain.error ?? `the chain ends after ${chain.depth} pages`}`);
             continue;
           }
-          await ctx.measure(`${id}-page21`, `${what}, page ${CHAIN_DEPTH + 1}`, `${url}&page_token=${encodeURIComponent(chain.token)}`, {
-            connections: CONNECTIONS,
-            durationS: SECONDS,
-            probes: 3,
+          await measureTwice(ctx, `${id}-page21`, `${what}, page ${CHAIN_DEPTH + 1}`, `${url}&page_token=${encodeURIComponent(chain.token)}`, {
             target: { kind: 'p99', maxMs: TARGET_PAGE_MS },
             notes: [`token chain walked ${chain.depth} pages sequentially first (${chain.ms.map((m) => Math.round(m)).join(', ')} ms)`],
           });
@@ -378,6 +371,17 @@ export const listsSuite: BenchSuite = {
     ctx.log(`${ctx.dialect}: lists: suite took ${took} s`);
   },
 };
+
+/**
+ * A repeated case twice: at one connection, where its p99 is the latency of one request and the
+ * issue's target applies, then at CONNECTIONS for throughput (no target: on the 2-core bench machine
+ * autocannon shares the cores, so a p99 there is mostly queueing behind the other connections).
+ */
+async function measureTwice(ctx: SuiteContext, id: string, label: string, url: string, opts: { target: Target; notes?: string[] }): Promise<CaseRow> {
+  const latency = await ctx.measure(id, `${label} (1 connection)`, url, { connections: 1, durationS: SECONDS, probes: 3, ...opts });
+  await ctx.measure(`${id}-throughput`, `${label} (${CONNECTIONS} connections)`, url, { connections: CONNECTIONS, durationS: SECONDS, probes: 1 });
+  return latency;
+}
 
 /** Follows next_page_token CHAIN_DEPTH times, answering the token of the page after the last one fetched. */
 async function walkChain(url: string, token: string): Promise<{ token?: string; depth: number; ms: number[]; error?: string }> {

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import { columnTypes } from './column-types.js';
+import type { Kysely } from 'kysely';
+import { addTextIndex } from './text-indexes.js';
 
 /**
  * Every declared List answers from an index (issue "Lists fast at scale"). Engine queries carry
@@ -123,32 +123,9 @@ const TEXT_COLUMNS: Record<string, string[]> = {
 };
 
 export async function up(db: Kysely<any>): Promise<void> {
-  const { pg } = columnTypes(db);
   for (const [table, name, columns] of INDEXES) await db.schema.createIndex(name).on(table).columns(columns).execute();
 
-  if (pg) {
-    await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const [table, columns] of Object.entries(TEXT_COLUMNS)) {
-      const operatorClasses = sql.join(columns.map((c) => sql`${sql.ref(c)} gin_trgm_ops`));
-      await db.schema.createIndex(`${table}_text_trgm`).on(table).using('gin').expression(operatorClasses).execute();
-    }
-    return;
-  }
-
-  for (const [table, columns] of Object.entries(TEXT_COLUMNS)) {
-    const fts = `${table}_fts`;
-    const list = (prefix: string) => sql.join(columns.map((c) => sql.ref(`${prefix}${c}`)));
-    const names = sql.join(columns.map((c) => sql.ref(c)));
-    // No option of a virtual table's declaration can be bound: they are identifiers from above.
-    await sql`create virtual table ${sql.table(fts)} using fts5(${names}, content=${sql.lit(table)}, content_rowid='rowid', tokenize='trigram')`.execute(db);
-    const remove = sql`insert into ${sql.table(fts)} (${sql.table(fts)}, rowid, ${names}) values ('delete', old.rowid, ${list('old.')})`;
-    const add = sql`insert into ${sql.table(fts)} (rowid, ${names}) values (new.rowid, ${list('new.')})`;
-    await sql`create trigger ${sql.table(`${fts}_insert`)} after insert on ${sql.table(table)} begin ${add}; end`.execute(db);
-    await sql`create trigger ${sql.table(`${fts}_delete`)} after delete on ${sql.table(table)} begin ${remove}; end`.execute(db);
-    // Only writes of an indexed column touch the index (the engine writes changed columns only).
-    await sql`create trigger ${sql.table(`${fts}_update`)} after update of ${names} on ${sql.table(table)} begin ${remove}; ${add}; end`.execute(db);
-    await sql`insert into ${sql.table(fts)} (${sql.table(fts)}) values ('rebuild')`.execute(db);
-  }
+  for (const [table, columns] of Object.entries(TEXT_COLUMNS)) await addTextIndex(db, table, columns);
 }
 
 export async function down(): Promise<void> {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { bytewiseText, columnTypes } from './column-types.js';
 import { addListVersionTriggers } from './list-versions.js';
+import { addTextIndex } from './text-indexes.js';
 
 /**
  * The blog (issue 13): posts, categories (a tree), tags and authors of a website, each with per-view
@@ -10,7 +11,7 @@ import { addListVersionTriggers } from './list-versions.js';
  * points into another website, and a deleted post, category, tag or author takes its side rows along.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  const { json, pg } = columnTypes(db);
+  const { json } = columnTypes(db);
   const common = (t: any) =>
     t
       .addColumn('revision', 'integer', (c: any) => c.notNull().defaultTo(1))
@@ -190,24 +191,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     blog_authors: ['display_name', 'url_key', 'user_id'],
     blog_post_revisions: ['created_by'],
   };
-  if (pg) {
-    await sql`create extension if not exists pg_trgm`.execute(db);
-    for (const [table, columns] of Object.entries(textColumns)) {
-      await db.schema.createIndex(`${table}_text_trgm`).on(table).using('gin').expression(sql.join(columns.map((c) => sql`${sql.ref(c)} gin_trgm_ops`))).execute();
-    }
-    return;
-  }
-  for (const [table, columns] of Object.entries(textColumns)) {
-    const fts = `${table}_fts`;
-    const list = (prefix: string) => sql.join(columns.map((c) => sql.ref(`${prefix}${c}`)));
-    const names = sql.join(columns.map((c) => sql.ref(c)));
-    await sql`create virtual table ${sql.table(fts)} using fts5(${names}, content=${sql.lit(table)}, content_rowid='rowid', tokenize='trigram')`.execute(db);
-    const remove = sql`insert into ${sql.table(fts)} (${sql.table(fts)}, rowid, ${names}) values ('delete', old.rowid, ${list('old.')})`;
-    const add = sql`insert into ${sql.table(fts)} (rowid, ${names}) values (new.rowid, ${list('new.')})`;
-    await sql`create trigger ${sql.table(`${fts}_insert`)} after insert on ${sql.table(table)} begin ${add}; end`.execute(db);
-    await sql`create trigger ${sql.table(`${fts}_delete`)} after delete on ${sql.table(table)} begin ${remove}; end`.execute(db);
-    await sql`create trigger ${sql.table(`${fts}_update`)} after update of ${names} on ${sql.table(table)} begin ${remove}; ${add}; end`.execute(db);
-  }
+  for (const [table, columns] of Object.entries(textColumns)) await addTextIndex(db, table, columns);
 }
 
 export async function down(): Promise<void> {
