@@ -178,6 +178,69 @@ describe('the last administrator', () => {
   });
 });
 
+describe('concurrent writes', () => {
+  /** Every answer is a success or a canonical 4xx error (never a 5xx); answers the status codes. */
+  function canonical(answers: Response[]): number[] {
+    for (const a of answers) {
+      expect(a.statusCode, a.body).toBeLessThan(500);
+      if (a.statusCode >= 400) expectError(a, a.statusCode, JSON.parse(a.body).error.status);
+    }
+    return answers.map((a) => a.statusCode);
+  }
+
+  it('the same account role name or invitation address twice at once: one is created, the other ALREADY_EXISTS', async () => {
+    const owner = await t.signUp();
+    const roles = canonical(await Promise.all([1, 2].map(() => call('POST', `${account(owner)}/account_roles`, owner.token, { display_name: 'Twice' }))));
+    expect(roles.sort()).toEqual([201, 409]);
+    const email = address();
+    const invites = canonical(await Promise.all([1, 2].map(() => call('POST', `${account(owner)}/invitations`, owner.token, { email, role: 'roles/editor' }))));
+    expect(invites.sort()).toEqual([201, 409]);
+    expect((await list(t, owner.token, `${account(owner)}/invitations`)).invitations).toHaveLength(1);
+  });
+
+  it('accept racing revoke or resend: the invitation ends in one consistent state', async () => {
+    const owner = await t.signUp();
+    const { invitation, token } = await invite(owner, { email: address() });
+    const [accepted, revoked] = canonical(await Promise.all([accept({ token, password: 'audit-pass-1' }), call('POST', `${API}/${invitation.name}:revoke`, owner.token, {})]));
+    const state = expectStatus(await call('GET', `${API}/${invitation.name}`, owner.token), 200).state;
+    expect(state).toBe(accepted === 200 ? 'ACCEPTED' : 'REVOKED');
+    expect([accepted, revoked].filter((c) => c === 200)).toHaveLength(1);
+
+    const second = await invite(owner, { email: address() });
+    const [took, resent] = canonical(await Promise.all([accept({ token: second.token, password: 'audit-pass-1' }), call('POST', `${API}/${second.invitation.name}:resend`, owner.token, {})]));
+    const after = expectStatus(await call('GET', `${API}/${second.invitation.name}`, owner.token), 200).state;
+    expect(after).toBe(took === 200 ? 'ACCEPTED' : 'PENDING');
+    expect([took, resent].filter((c) => c === 200)).toHaveLength(1);
+  });
+
+  it('assigning an account role while it is deleted: the member never holds a role that is gone', async () => {
+    const owner = await t.signUp();
+    const helper = await t.signUp();
+    await addMember(t, helper, owner.accountId, { role: 'editor' });
+    const role = expectStatus(await call('POST', `${account(owner)}/account_roles`, owner.token, { display_name: 'Short-lived' }), 201);
+    canonical(
+      await Promise.all([
+        call('PATCH', `${account(owner)}/members/${helper.userId}`, owner.token, { role: role.name }),
+        call('DELETE', `${API}/${role.name}`, owner.token),
+      ]),
+    );
+    const member = expectStatus(await call('GET', `${account(owner)}/members/${helper.userId}`, owner.token), 200);
+    const exists = (await call('GET', `${API}/${role.name}`, owner.token)).statusCode === 200;
+    if (member.role === role.name) expect(exists).toBe(true);
+  });
+
+  it('changing and removing one member at once: a canonical answer each, and the member is gone or changed', async () => {
+    const owner = await t.signUp();
+    const helper = await t.signUp();
+    await addMember(t, helper, owner.accountId, { role: 'editor' });
+    const url = `${account(owner)}/members/${helper.userId}`;
+    const [patched, deleted] = canonical(await Promise.all([call('PATCH', url, owner.token, { role: 'roles/restricted' }), call('DELETE', url, owner.token)]));
+    expect(deleted).toBe(204);
+    expect([200, 404]).toContain(patched);
+    expectError(await call('GET', url, owner.token), 404, 'NOT_FOUND');
+  });
+});
+
 describe('membership changes on another process', () => {
   let other: Platform;
   beforeAll(async () => {
