@@ -119,6 +119,16 @@ describe('invitations', () => {
     expect(members.filter((m) => m.id === joined.member.id)).toHaveLength(1);
   });
 
+  it('accepting while already a member is ALREADY_EXISTS; the invitation stays pending and the membership unchanged', async () => {
+    const [owner, someone] = await Promise.all([t.signUp(), t.signUp()]);
+    const { invitation, token } = await invite(owner, { email: someone.email, role: 'roles/restricted' });
+    // Joined meanwhile by another way (what an earlier invitation's acceptance writes).
+    await addMember(t, someone, owner.accountId, { role: 'editor' });
+    expectError(await accept({ token }, someone.token), 409, 'ALREADY_EXISTS');
+    expect(expectStatus(await call('GET', `${API}/${invitation.name}`, owner.token), 200).state).toBe('PENDING');
+    expect(expectStatus(await call('GET', `${account(owner)}/members/${someone.userId}`, owner.token), 200).role).toBe('roles/editor');
+  });
+
   it('of two concurrent accepts that would both create the user exactly one wins; the other is a canonical 4xx', async () => {
     const owner = await t.signUp();
     const email = address();
