@@ -65,7 +65,7 @@ export interface paths {
         };
         /**
          * List account_roles
-         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold; a member limited to some websites changes only roles whose every holder is limited to those websites too (else PERMISSION_DENIED GRANT_EXCEEDS_OWN).
          *
          *     Sortable: create_time, display_name. Filterable: create_time. Default order: `create_time desc`. Requires READ on section `account.members`.
          */
@@ -73,7 +73,7 @@ export interface paths {
         put?: never;
         /**
          * Create a AccountRole
-         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold; a member limited to some websites changes only roles whose every holder is limited to those websites too (else PERMISSION_DENIED GRANT_EXCEEDS_OWN).
          *
          *     Requires WRITE on section `account.members`.
          */
@@ -633,7 +633,7 @@ export interface paths {
         put?: never;
         /**
          * Send an Invitation again
-         * @description Mints a new token and mails a new link; the previous link stops working. The invitation is valid for 7 days from now again (an EXPIRED one becomes PENDING). FAILED_PRECONDITION (INVITATION_NOT_PENDING) for an accepted or revoked invitation; counts against the account's invitation mail limit (429 RESOURCE_EXHAUSTED).
+         * @description Mints a new token and mails a new link; the previous link stops working. The invitation is valid for 7 days from now again (an EXPIRED one becomes PENDING). FAILED_PRECONDITION (INVITATION_NOT_PENDING) for an accepted or revoked invitation; ALREADY_EXISTS naming `email` when the address joined or got another pending invitation meanwhile; counts against the account's invitation mail limit (429 RESOURCE_EXHAUSTED).
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
@@ -3358,7 +3358,7 @@ export interface components {
             request_id?: string;
         };
         /**
-         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold.
+         * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold; a member limited to some websites changes only roles whose every holder is limited to those websites too (else PERMISSION_DENIED GRANT_EXCEEDS_OWN).
          * @example {
          *       "create_time": "2026-01-15T09:30:00.000Z",
          *       "description": "Description",

@@ -46,6 +46,12 @@ export async function countRoleMembers(trx: Kysely<any>, accountId: string, role
   return Number(row.n);
 }
 
+/** The website limits (`website_ids`) of every member holding the account role; an empty list is no limit. */
+export async function websiteLimitsOfRoleMembers(trx: Kysely<any>, dialect: SqlDialect, accountId: string, roleId: string): Promise<string[][]> {
+  const rows = await trx.selectFrom('memberships').select('website_ids').where('account_id', '=', accountId).where('account_role_id', '=', roleId).execute();
+  return rows.map((r) => dialect.readJson<string[]>(r.website_ids) ?? []);
+}
+
 /** Members of a deleted account role fall back to `roles/restricted` (keeping their own grants). */
 export async function dropRoleFromMembers(trx: Kysely<any>, accountId: string, roleId: string, now: number): Promise<void> {
   await trx
@@ -89,16 +95,17 @@ export async function membershipOfEmail(trx: Kysely<any>, accountId: string, ema
     .executeTakeFirst();
 }
 
-/** A pending, unexpired invitation of the address to the account, if any. */
-export async function pendingInvitationOf(trx: Kysely<any>, accountId: string, email: string, now: number) {
-  return trx
+/** A pending, unexpired invitation of the address to the account (other than `exceptId`), if any. */
+export async function pendingInvitationOf(trx: Kysely<any>, accountId: string, email: string, now: number, exceptId?: string) {
+  let query = trx
     .selectFrom('invitations')
     .select('id')
     .where('account_id', '=', accountId)
     .where('email', '=', email)
     .where('state', '=', 'PENDING')
-    .where('expire_time', '>', now)
-    .executeTakeFirst();
+    .where('expire_time', '>', now);
+  if (exceptId) query = query.where('id', '!=', exceptId);
+  return query.executeTakeFirst();
 }
 
 /** The invitation a token's hash names, locked for the rest of the transaction. */

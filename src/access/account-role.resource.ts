@@ -2,7 +2,7 @@ import { read, write, holdsAll, type Grant } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, PermissionDenied } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { countRoleMembers, dropRoleFromMembers, lockAccountRole } from './access.repo.js';
+import { countRoleMembers, dropRoleFromMembers, lockAccountRole, websiteLimitsOfRoleMembers } from './access.repo.js';
 import { checkGrants, grantsField } from './grants.js';
 
 /** Rights of everything about who may do what in an account: members, invitations, account roles. */
@@ -29,7 +29,8 @@ export const accountRoleResource = (dialect: SqlDialect): ResourceDecl => {
       'Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. ' +
       'A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. ' +
       'Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: ' +
-      'then its members fall back to `roles/restricted` (keeping only their membership\'s own grants). Nobody defines or changes a role to hold more than they hold.',
+      'then its members fall back to `roles/restricted` (keeping only their membership\'s own grants). Nobody defines or changes a role to hold more than they hold; ' +
+      'a member limited to some websites changes only roles whose every holder is limited to those websites too (else PERMISSION_DENIED GRANT_EXCEEDS_OWN).',
     collectionPath: 'accounts/{account_id}/account_roles',
     itemPath: 'accounts/{account_id}/account_roles/{account_role_id}',
     fields: {
@@ -50,6 +51,16 @@ export const accountRoleResource = (dialect: SqlDialect): ResourceDecl => {
         // Members of the role would hold the old grants too: a non-administrator changes only roles within their own reach.
         if (ctx.access && !ctx.access.administrator && !holdsAll(ctx.access.grants ?? [], dialect.readJson<Grant[]>(previous.grants) ?? [])) {
           throw new PermissionDenied('the role holds more than you do', 'GRANT_EXCEEDS_OWN');
+        }
+        // Grants do not name websites: a caller limited to some websites would otherwise widen what
+        // members elsewhere hold. They change only roles whose every holder is limited to their websites too.
+        const limited = ctx.access?.administrator ? [] : (ctx.access?.websiteIds ?? []);
+        if (limited.length) {
+          await lockAccountRole(ctx.trx, dialect, previous.account_id, previous.id);
+          const holders = await websiteLimitsOfRoleMembers(ctx.trx, dialect, previous.account_id, previous.id);
+          if (holders.some((sites) => sites.length === 0 || sites.some((w) => !limited.includes(w)))) {
+            throw new PermissionDenied('members outside your websites hold this role', 'GRANT_EXCEEDS_OWN', [{ field: 'grants', description: 'the role is held by members beyond your websites' }]);
+          }
         }
       },
       async beforeDelete(ctx, row, force) {

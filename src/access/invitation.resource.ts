@@ -46,6 +46,14 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
     if (ctx.access) checkNotMoreThanHeld(ctx.access as AccessScope, { role: ref, roleGrants, grants, websiteIds });
   }
 
+  /** ALREADY_EXISTS naming `email` when the address is a member, or has another pending invitation (under the address lock). */
+  async function checkAddressFree(ctx: WriteContext, row: Row): Promise<void> {
+    await lockInvitationAddress(ctx.trx, dialect, row.account_id, row.email);
+    if (await membershipOfEmail(ctx.trx, row.account_id, row.email)) throw new AlreadyExists(`${row.email} is already a member of the account`, 'email');
+    const pending = await pendingInvitationOf(ctx.trx, row.account_id, row.email, ctx.now, row.id);
+    if (pending) throw new AlreadyExists(`${row.email} already has a pending invitation (${pending.id}); resend or revoke it`, 'email');
+  }
+
   /** Mints a fresh token (stored hashed), counts the send against the account's limit and enqueues the mail in the write's transaction. */
   async function send(ctx: WriteContext, row: Row): Promise<void> {
     deps.limiter.hit(`invitations/${row.account_id}`, ctx.now);
@@ -136,10 +144,7 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
         if (expire <= ctx.now || expire > ctx.now + MAX_TTL_MS) throw InvalidArgument.field('expire_time', 'must be in the future and at most 30 days ahead');
         row.expire_time = expire;
         await checkTerms(ctx, row);
-        await lockInvitationAddress(ctx.trx, dialect, row.account_id, row.email);
-        if (await membershipOfEmail(ctx.trx, row.account_id, row.email)) throw new AlreadyExists(`${row.email} is already a member of the account`, 'email');
-        const pending = await pendingInvitationOf(ctx.trx, row.account_id, row.email, ctx.now);
-        if (pending) throw new AlreadyExists(`${row.email} already has a pending invitation (${pending.id}); resend or revoke it`, 'email');
+        await checkAddressFree(ctx, row);
         row.state = 'PENDING';
         row.inviter_user_id = ctx.caller.userId;
         row.send_count = 1;
@@ -164,12 +169,15 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
         summary: 'Send an Invitation again',
         description:
           'Mints a new token and mails a new link; the previous link stops working. The invitation is valid for 7 days from now again (an EXPIRED one becomes PENDING). ' +
-          'FAILED_PRECONDITION (INVITATION_NOT_PENDING) for an accepted or revoked invitation; counts against the account\'s invitation mail limit (429 RESOURCE_EXHAUSTED).',
+          'FAILED_PRECONDITION (INVITATION_NOT_PENDING) for an accepted or revoked invitation; ALREADY_EXISTS naming `email` when the address joined ' +
+          'or got another pending invitation meanwhile; counts against the account\'s invitation mail limit (429 RESOURCE_EXHAUSTED).',
         access: 'write',
         async mutate(ctx, next, previous) {
           const state = stateOf(previous, ctx.now);
           if (state !== 'PENDING' && state !== 'EXPIRED') throw new FailedPrecondition('INVITATION_NOT_PENDING', `the invitation is ${state}`);
           await checkTerms(ctx, next);
+          // An expired invitation does not hold its address: it may have joined, or got another invitation, since.
+          await checkAddressFree(ctx, next);
           next.expire_time = ctx.now + INVITATION_TTL_MS;
           next.send_count = Number(previous.send_count) + 1;
           await send(ctx, next);

@@ -188,6 +188,19 @@ describe('password reset', () => {
     expect((await post(RESET, { token, new_password: 'after-reset-pass-3' })).statusCode).toBe(200);
   });
 
+  it('a reset link is valid about one hour: the mail says so and the stored token ends then', async () => {
+    const user = await t.signUp();
+    const before = Date.now();
+    const res = await post(REQUEST_RESET, { email: user.email }, { address: nextAddress() });
+    expect(res.statusCode, res.body).toBe(200);
+    const mail = await smtp.nextMail(user.email);
+    const stated = Date.parse(/expires (\S+?)\.?$/m.exec(mail.text)?.[1] ?? '');
+    expect(stated - before).toBeGreaterThanOrEqual(55 * 60_000);
+    expect(stated - before).toBeLessThanOrEqual(65 * 60_000);
+    const row = await t.fresh.database.db.selectFrom('user_tokens').select('expire_time').where('user_id', '=', user.userId).executeTakeFirstOrThrow();
+    expect(Number(row.expire_time)).toBe(stated);
+  });
+
   it('a newer request replaces the earlier link', async () => {
     const user = await t.signUp();
     const first = await resetToken(user);

@@ -243,7 +243,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       }
       const known = new Set((await query.execute()).map((found) => found.id as string));
       const unknown = ids.filter((id) => !known.has(id));
-      if (unknown.length) violations.push({ field: name, description: `${unknown.join(', ')} is not ${target.what} of this website` });
+      if (unknown.length) violations.push({ field: name, description: `${unknown.join(', ')} is not ${target.what} of this ${referenceScope.column === 'website_id' ? 'website' : 'account'}` });
     }
     throwViolations(violations);
   }
