@@ -3,7 +3,7 @@
  * (docs/architecture.md, Lists): a listable table without them would serve stale totals. The
  * listable tables are derived from the registered resource services (stored, with List, not the
  * per-user accounts collection, not a tenant-less catalogue), plus the side tables their filters
- * read (`filterHas`), so a new area that forgets `addListVersionTriggers` in its migration fails
+ * read (`filterHas`), so a new area that forgets `addListRowCountTriggers` in its migration fails
  * here, named.
  */
 import { sql, type Kysely } from 'kysely';
@@ -62,11 +62,14 @@ async function problems(db: Kysely<any>, { table, counts, scope }: Expected): Pr
   const virtual = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name = ${table} AND sql LIKE 'CREATE VIRTUAL TABLE%'`.execute(db);
   if (virtual.rows.length) return found;
   const { rows } = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ${table}`.execute(db);
-  for (const [event, row] of [['INSERT', 'NEW'], ['UPDATE', 'NEW'], ['DELETE', 'OLD']]) {
-    const bumps = (text: string) =>
-      new RegExp(`AFTER ${event} ON "?${table}"?`, 'i').test(text) &&
-      text.includes(`INSERT INTO list_versions (table_name, scope_id, version) VALUES ('${counts}', ${row}.${scope}, 1)`);
-    if (!rows.some((r) => bumps(r.sql))) found.push(`${table}: no AFTER ${event} trigger bumping list_versions ('${counts}', ${row}.${scope})`);
+  // A side table bumps its collection's counter only; the collection's own table also keeps its row_count.
+  const own = counts === table;
+  for (const [event, row, change] of [['INSERT', 'NEW', '+ 1'], ['UPDATE', 'NEW', `+ (OLD.${scope} IS NOT NEW.${scope})`], ['DELETE', 'OLD', '+ -1']]) {
+    const wanted = own
+      ? [`INSERT INTO list_versions (table_name, scope_id, version, row_count) VALUES ('${counts}', ${row}.${scope}, 1,`, `row_count = row_count ${change};`]
+      : [`INSERT INTO list_versions (table_name, scope_id, version) VALUES ('${counts}', ${row}.${scope}, 1)`];
+    const bumps = (text: string) => new RegExp(`AFTER ${event} ON "?${table}"?`, 'i').test(text) && wanted.every((w) => text.includes(w));
+    if (!rows.some((r) => bumps(r.sql))) found.push(`${table}: no AFTER ${event} trigger bumping list_versions ('${counts}', ${row}.${scope})${own ? ' and its row_count' : ''}`);
   }
   return found;
 }
@@ -77,5 +80,5 @@ it('every listable table, and every side table a List filter reads, bumps its ch
   // The derivation itself must find the areas' tables, or this test would prove nothing.
   expect(tables.map((e) => e.table)).toEqual(expect.arrayContaining(['projects', 'websites', 'cms_pages', 'customers', 'customer_tags', 'ai_executions']));
   const missing = (await Promise.all(tables.map((e) => problems(db, e)))).flat();
-  expect(missing, 'listable tables without their list_versions triggers (add them with addListVersionTriggers in a migration)').toEqual([]);
+  expect(missing, 'listable tables without their list_versions triggers (add them with addListRowCountTriggers in a migration)').toEqual([]);
 });

@@ -14,8 +14,13 @@ export interface ListCountKey {
 
 /** Exact List counts, computed once per state of a collection (docs/architecture.md, Lists). */
 export interface ListCounts {
-  /** The count of `key`: reused while the collection's change counter stands still, else `compute`d and kept. */
-  count(key: ListCountKey, compute: () => Promise<number>): Promise<number>;
+  /**
+   * The count of `key`: reused while the collection's change counter stands still, else `compute`d
+   * and kept. `opts.allRows`: the query selects every row of the (table, scope) (no filter, no
+   * restriction, the path's only id is the scope), so the trigger-kept `row_count` read with the
+   * counter is the answer, without counting; a missing or NULL row_count counts as before.
+   */
+  count(key: ListCountKey, compute: () => Promise<number>, opts?: { allRows?: boolean }): Promise<number>;
 }
 
 /**
@@ -36,7 +41,7 @@ export function createListCounts(opts: {
   const { database } = opts;
   const { db } = database;
   const readVersion = database.prepare(
-    db.selectFrom('list_versions').select('version').where('table_name', '=', '').where('scope_id', '=', '').compile().sql,
+    db.selectFrom('list_versions').select(['version', 'row_count']).where('table_name', '=', '').where('scope_id', '=', '').compile().sql,
   );
   const readShared = database.prepare(
     db
@@ -91,8 +96,11 @@ export function createListCounts(opts: {
   }
 
   return {
-    async count(key, compute) {
+    async count(key, compute, countOpts) {
       const [row] = await readVersion([key.table, key.scope]);
+      // Kept exact by the triggers in every writing transaction, read in the same statement as the
+      // counter (committed state). Never negative unless something bypassed the triggers.
+      if (countOpts?.allRows && row && row.row_count !== null && Number(row.row_count) >= 0) return Number(row.row_count);
       // No row yet: the collection was never written under this scope since counters exist.
       const version = row ? Number(row.version) : 0;
       const id = `${key.table}\n${key.scope}\n${key.query}`;

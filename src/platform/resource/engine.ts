@@ -552,7 +552,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const pageFor =
       (filter.indexedContains.length > 0 && dialect.pageTextMatchPlan) || (filter.drivingSemiJoin && dialect.pageSemiJoinPlan) ? planned : undefined;
     const countKey = visible ? `${filter.canonical}\n${visible.column} in ${[...visible.values].sort().join(',')}` : filter.canonical;
-    return { pageSize, order, binding, cursor, filterCanonical: countKey, page: pageWhere(filter.where), pageFor, count };
+    // Every row of the path's scope: the trigger-kept row count answers the total (list-counts.ts).
+    const scopeColumn = collectionParams.includes('website_id') ? 'website_id' : 'account_id';
+    const allRows = !filter.where && !visible && collectionParams.length === 1 && collectionParams[0] === scopeColumn;
+    return { pageSize, order, binding, cursor, filterCanonical: countKey, allRows, page: pageWhere(filter.where), pageFor, count };
   }
 
   return {
@@ -567,7 +570,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     },
 
     async list(ctx, params, query) {
-      const { pageSize, order, binding, cursor, filterCanonical, page, pageFor, count } = compileList(ctx, params, query);
+      const { pageSize, order, binding, cursor, filterCanonical, allRows, page, pageFor, count } = compileList(ctx, params, query);
       if (!cursor) await checkParent(database.read, params);
 
       // The page and the count go to different connections (PostgreSQL), so a first page costs
@@ -575,12 +578,15 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       const countQuery = () => database.count.executeQuery<{ count: unknown }>(count).then((r) => Number(r.rows[0].count));
       // The change counter the count is kept under, as the list_versions triggers key the table: by
       // website when the path has one, else by account. The accounts collection (the caller's
-      // memberships) and catalogues (no tenant) always count.
+      // memberships) and catalogues (no tenant) always count. A List of every row of a website (or
+      // account) collection takes the counter's row_count instead of counting (`allRows`).
       const scope =
         decl.table === 'accounts' || decl.catalogue ? undefined : collectionParams.includes('website_id') ? params.website_id : ctx.access?.accountId;
       const counted = () =>
         deps.listCounts && scope !== undefined
-          ? deps.listCounts.count({ table: decl.table, scope, query: `${fillFromParams(decl.collectionPath, params)}\n${filterCanonical}` }, countQuery)
+          ? deps.listCounts.count({ table: decl.table, scope, query: `${fillFromParams(decl.collectionPath, params)}\n${filterCanonical}` }, countQuery, {
+              allRows: allRows && params[collectionParams[0]] === scope,
+            })
           : countQuery();
       const runPage = (query: CompiledQuery) => database.read.executeQuery<Row>(query).then((r) => r.rows);
       const total = () => (cursor ? Promise.resolve(cursor.total) : counted());
