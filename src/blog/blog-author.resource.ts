@@ -1,10 +1,9 @@
 import { InvalidArgument } from '../platform/errors.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import { slugOf } from '../cms/cms.service.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { isMember } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
-import { slugField } from './blog-category.resource.js';
+import { deriveUrlKey, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Fields of an author a view overlay may replace. */
@@ -48,11 +47,11 @@ export function blogAuthorResource(deps: { resolver: PageResolver }): ResourceDe
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        if (!row.url_key) row.url_key = slugOf(row.display_name);
+        await deriveUrlKey(ctx, 'blog_authors', row);
         if (row.user_id && !(await isMember(ctx.trx, row.account_id, row.user_id))) throw InvalidArgument.field('user_id', `${row.user_id} is not a member of this account`);
       },
       async beforeUpdate(ctx, next, previous) {
-        if (!next.url_key) next.url_key = slugOf(next.display_name);
+        await deriveUrlKey(ctx, 'blog_authors', next);
         if (next.user_id && next.user_id !== previous.user_id && !(await isMember(ctx.trx, next.account_id, next.user_id))) {
           throw InvalidArgument.field('user_id', `${next.user_id} is not a member of this account`);
         }

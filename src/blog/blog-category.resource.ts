@@ -1,13 +1,13 @@
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
-import type { FieldDecl, ResourceDecl, Row } from '../platform/resource/declaration.js';
+import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
 import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
 import { slugOf } from '../cms/cms.service.js';
 import type { PageResolver } from '../cms/resolve.js';
-import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds } from './blog.repo.js';
-import { BLOG_RIGHTS } from './blog.shared.js';
+import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds, urlKeyTaken } from './blog.repo.js';
+import { BLOG_RIGHTS, freeDerivedKey } from './blog.shared.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Deepest category level (root 0). */
@@ -17,10 +17,16 @@ export const MAX_SET_POSTS = 1000;
 
 const treeOf = (row: Row): TreeSpec => ({ table: 'blog_categories', scope: { website_id: row.website_id }, maxLevel: MAX_CATEGORY_LEVEL });
 
+/** A category's, tag's or author's url_key when absent: from the display name, suffixed while taken. */
+export async function deriveUrlKey(ctx: WriteContext, table: string, row: Row): Promise<void> {
+  if (row.url_key) return;
+  row.url_key = await freeDerivedKey(slugOf(row.display_name), row.id, async (candidate) => !(await urlKeyTaken(ctx.trx, row.website_id, table, row.id, candidate)));
+}
+
 /** The `url_key` field of categories, tags and authors: unique per website, derived from the display name when absent. */
 export const slugField = (what: string, example: string): FieldDecl => ({
   type: 'string',
-  description: `URL segment of the ${what} (lowercase letters, digits, \`.\`, \`_\`, \`-\`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS).`,
+  description: `URL segment of the ${what} (lowercase letters, digits, \`.\`, \`_\`, \`-\`); derived from the display name when absent (and when cleared), with \`-2\`, \`-3\`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS.`,
   pattern: URL_KEY_PATTERN,
   maxLength: 255,
   trim: true,
@@ -76,11 +82,11 @@ export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: Page
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        if (!row.url_key) row.url_key = slugOf(row.display_name);
+        await deriveUrlKey(ctx, 'blog_categories', row);
         await placeNewInTree(ctx.trx, treeOf(row), row);
       },
-      beforeUpdate(_ctx, next) {
-        if (!next.url_key) next.url_key = slugOf(next.display_name);
+      async beforeUpdate(ctx, next) {
+        await deriveUrlKey(ctx, 'blog_categories', next);
       },
       async beforeDelete(ctx, row, force) {
         if (!force) {

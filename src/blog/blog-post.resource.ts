@@ -1,5 +1,5 @@
 import type { SqlDialect } from '../platform/db/database.js';
-import { InvalidArgument } from '../platform/errors.js';
+import { AlreadyExists, InvalidArgument } from '../platform/errors.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { checkUrlKeyFree, slugOf, visibleViewIdsField } from '../cms/cms.service.js';
@@ -7,7 +7,7 @@ import { MAX_CONTENT_LENGTH, URL_KEY_PATTERN } from '../cms/cms-page.resource.js
 import { sanitizeFields } from '../cms/content-html.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { AUTHOR_LINKS, CATEGORY_LINKS, insertRevision, LINKS, linkHas, TAG_LINKS, writeLinks, type LinkSpec } from './blog.repo.js';
-import { BLOG_RIGHTS, deriveExcerpt, resolvedSchema } from './blog.shared.js';
+import { BLOG_RIGHTS, deriveExcerpt, freeDerivedKey, resolvedSchema } from './blog.shared.js';
 
 /** Operation type of a scheduled publish. */
 export const PUBLISH_SCHEDULED_POST = 'PUBLISH_SCHEDULED_BLOG_POST';
@@ -76,8 +76,10 @@ export interface BlogPostDeps {
 export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
   const { dialect, operations } = deps;
 
-  /** Stored values compared by content (JSON lists come back parsed on PostgreSQL, as text on SQLite). */
-  const sameStored = (a: unknown, b: unknown) => a === b || (typeof a === 'object' || typeof b === 'object' ? JSON.stringify(dialect.readJson(a)) === JSON.stringify(dialect.readJson(b)) : false);
+  /** Stored list values compared by content (JSON lists come back parsed on PostgreSQL, as text on SQLite). */
+  const sameStored = (a: unknown, b: unknown) => a === b || JSON.stringify(dialect.readJson(a) ?? null) === JSON.stringify(dialect.readJson(b) ?? null);
+  /** A stored field compared: lists by content, text as it is (text is never parsed as JSON). */
+  const sameField = (field: string, a: unknown, b: unknown) => (LIST_FIELDS.includes(field) ? sameStored(a, b) : (a ?? null) === (b ?? null));
 
   /** The wire form of what a revision keeps. */
   function snapshotOf(row: Row): Record<string, unknown> {
@@ -100,8 +102,9 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         throw InvalidArgument.field('publish_time', 'must be in the future for a SCHEDULED post (use state PUBLISHED or :publish to publish now)');
       }
     }
-    if (row.state === 'PUBLISHED' && previous?.state !== 'PUBLISHED') {
-      // Back-dating is allowed; a future time would publish early, so it becomes now.
+    if (row.state === 'PUBLISHED') {
+      // Back-dating is allowed; a future time (on becoming PUBLISHED or later) would claim the post went
+      // live when it has not, so it becomes now, as does a PUBLISHED post left without a time.
       if (row.publish_time === null || row.publish_time === undefined || Number(row.publish_time) > ctx.now) row.publish_time = ctx.now;
     }
   }
@@ -142,8 +145,18 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
 
   const prepareRow = async (ctx: WriteContext, row: Row, previous: Row | undefined) => {
     sanitizeFields(row, previous ? RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : RICH_TEXT);
-    if (!row.url_key) row.url_key = slugOf(row.title);
-    if (!previous || row.url_key !== previous.url_key || !sameStored(row.visible_view_ids, previous.visible_view_ids)) {
+    if (!row.url_key) {
+      // Derived: the first free of `slug`, `slug-2`, … in the post's view scope.
+      row.url_key = await freeDerivedKey(slugOf(row.title), row.id, async (candidate) => {
+        try {
+          await checkUrlKeyFree(ctx, dialect, { ...row, url_key: candidate }, 'blog_posts', 'post');
+          return true;
+        } catch (error) {
+          if (error instanceof AlreadyExists) return false;
+          throw error;
+        }
+      });
+    } else if (!previous || row.url_key !== previous.url_key || !sameStored(row.visible_view_ids, previous.visible_view_ids)) {
       await checkUrlKeyFree(ctx, dialect, row, 'blog_posts', 'post');
     }
     settleState(ctx, row, previous);
@@ -166,8 +179,9 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         notNull: true,
         type: 'string',
         description:
-          'URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and ' +
-          'view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS.',
+          'URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … ' +
+          'appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their ' +
+          '`visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS.',
         pattern: URL_KEY_PATTERN,
         maxLength: 255,
         trim: true,
@@ -200,7 +214,7 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         type: 'enum',
         description:
           'DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or ' +
-          'PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.',
+          'PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it; a future time sent becomes now). `:publish` and `:unpublish` do the same.',
         values: ['DRAFT', 'SCHEDULED', 'PUBLISHED'],
         default: 'DRAFT',
       },
@@ -230,7 +244,7 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       },
       async afterUpdate(ctx, row, previous) {
         await schedule(ctx, row, previous);
-        if (REVISION_FIELDS.some((f) => !sameStored(row[f], previous[f]))) await recordRevision(ctx, row);
+        if (REVISION_FIELDS.some((f) => !sameField(f, row[f], previous[f]))) await recordRevision(ctx, row);
       },
       present(row, resource) {
         resource.excerpt = row.custom_excerpt ?? deriveExcerpt(row.content);

@@ -1,8 +1,7 @@
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import { slugOf } from '../cms/cms.service.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
-import { slugField } from './blog-category.resource.js';
+import { deriveUrlKey, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Fields of a tag a view overlay may replace. */
@@ -33,12 +32,8 @@ export function blogTagResource(deps: { resolver: PageResolver }): ResourceDecl 
     options: { clientId: true, validateOnly: true },
     rights: BLOG_RIGHTS,
     hooks: {
-      beforeCreate(_ctx, row) {
-        if (!row.url_key) row.url_key = slugOf(row.display_name);
-      },
-      beforeUpdate(_ctx, next) {
-        if (!next.url_key) next.url_key = slugOf(next.display_name);
-      },
+      beforeCreate: (ctx, row) => deriveUrlKey(ctx, 'blog_tags', row),
+      beforeUpdate: (ctx, next) => deriveUrlKey(ctx, 'blog_tags', next),
     },
     customMethods: [resolveMethod('tag', 'BlogTag', deps.resolver, ['display_name', 'description', 'url_key'], Object.keys(TAG_CONTENT_FIELDS))],
   };
