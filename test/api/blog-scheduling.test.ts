@@ -81,6 +81,31 @@ describe('scheduled blog posts', () => {
     }
   });
 
+  it('a scheduled publish given up after its worker died on it again and again is enqueued afresh: the post still publishes, once', async () => {
+    await t.stopWorker();
+    let post: any;
+    try {
+      post = await schedule('Crash thrice', 150);
+      await until(post.publish_time);
+      const [op] = await operationsOf(post.id);
+      // Three workers claimed it and died: the next claim exceeds the crash limit and ends it with an error.
+      await db.updateTable('operations').set({ state: 'RUNNING', lease_owner: 'dead-worker', lease_expire_time: Date.now() - 1, attempt: 3 }).where('id', '=', op.id).execute();
+      t.startWorker();
+      const failed = await waitDone(db, op.id);
+      expect(failed.error).toBeTruthy();
+      const published = await publishedBy(post.name);
+      expect(published.publish_time).toBe(post.publish_time);
+      const ops = await operationsOf(post.id);
+      expect(ops).toHaveLength(2);
+      const second = await waitDone(db, ops[1].id);
+      expect(JSON.parse(typeof second.response === 'string' ? second.response : JSON.stringify(second.response))).toEqual({ published: true });
+      // Exactly once: the post was written by that one publish alone.
+      expect((await get(post.name)).etag).toBe(published.etag);
+    } finally {
+      t.startWorker();
+    }
+  });
+
   it('rescheduling, unpublishing or deleting makes the pending Operation do nothing', async () => {
     const moved = await schedule('Moved', 200);
     const later = inMs(3_600_000);
