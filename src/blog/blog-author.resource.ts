@@ -1,4 +1,5 @@
 import { InvalidArgument } from '../platform/errors.js';
+import type { SqlDialect } from '../platform/db/database.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { isMember } from './blog.repo.js';
@@ -13,7 +14,7 @@ export const AUTHOR_CONTENT_FIELDS: Record<string, FieldDecl> = {
 };
 
 /** Blog authors: bylines of posts, optionally a platform user. Deleting one removes it from every post. */
-export function blogAuthorResource(deps: { resolver: PageResolver }): ResourceDecl {
+export function blogAuthorResource(deps: { dialect: SqlDialect; resolver: PageResolver }): ResourceDecl {
   return {
     collection: 'blog_authors',
     singular: 'BlogAuthor',
@@ -47,11 +48,11 @@ export function blogAuthorResource(deps: { resolver: PageResolver }): ResourceDe
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        await deriveUrlKey(ctx, 'blog_authors', row);
+        await deriveUrlKey(ctx, deps.dialect, 'blog_authors', row);
         if (row.user_id && !(await isMember(ctx.trx, row.account_id, row.user_id))) throw InvalidArgument.field('user_id', `${row.user_id} is not a member of this account`);
       },
       async beforeUpdate(ctx, next, previous) {
-        await deriveUrlKey(ctx, 'blog_authors', next);
+        await deriveUrlKey(ctx, deps.dialect, 'blog_authors', next, previous);
         if (next.user_id && next.user_id !== previous.user_id && !(await isMember(ctx.trx, next.account_id, next.user_id))) {
           throw InvalidArgument.field('user_id', `${next.user_id} is not a member of this account`);
         }

@@ -1,3 +1,4 @@
+import type { SqlDialect } from '../platform/db/database.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
@@ -11,7 +12,7 @@ export const TAG_CONTENT_FIELDS: Record<string, FieldDecl> = {
 };
 
 /** Blog tags: flat labels of posts. Deleting one removes it from every post in the same transaction. */
-export function blogTagResource(deps: { resolver: PageResolver }): ResourceDecl {
+export function blogTagResource(deps: { dialect: SqlDialect; resolver: PageResolver }): ResourceDecl {
   return {
     collection: 'blog_tags',
     singular: 'BlogTag',
@@ -32,8 +33,8 @@ export function blogTagResource(deps: { resolver: PageResolver }): ResourceDecl 
     options: { clientId: true, validateOnly: true },
     rights: BLOG_RIGHTS,
     hooks: {
-      beforeCreate: (ctx, row) => deriveUrlKey(ctx, 'blog_tags', row),
-      beforeUpdate: (ctx, next) => deriveUrlKey(ctx, 'blog_tags', next),
+      beforeCreate: (ctx, row) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', row),
+      beforeUpdate: (ctx, next, previous) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', next, previous),
     },
     customMethods: [resolveMethod('tag', 'BlogTag', deps.resolver, ['display_name', 'description', 'url_key'], Object.keys(TAG_CONTENT_FIELDS))],
   };

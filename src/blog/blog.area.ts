@@ -69,8 +69,8 @@ export const blogArea: Area = {
       post,
       blogPostRevisionResource({ database: deps.database, services, post }),
       blogCategoryResource({ dialect, resolver: resolvers.blog_categories, services }),
-      blogTagResource({ resolver: resolvers.blog_tags }),
-      blogAuthorResource({ resolver: resolvers.blog_authors }),
+      blogTagResource({ dialect, resolver: resolvers.blog_tags }),
+      blogAuthorResource({ dialect, resolver: resolvers.blog_authors }),
       ...OVERLAID.map((o) =>
         overlayResource({
           singular: o.singular,
