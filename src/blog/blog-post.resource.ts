@@ -244,7 +244,10 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       },
       async afterUpdate(ctx, row, previous) {
         await schedule(ctx, row, previous);
-        if (REVISION_FIELDS.some((f) => !sameField(f, row[f], previous[f]))) await recordRevision(ctx, row);
+        // A write of every editable field (what `:restore` sends) is kept even when it changes nothing,
+        // so a restore always adds its revision.
+        const whole = REVISION_FIELDS.every((f) => ctx.updatedPaths.includes(f));
+        if (whole || REVISION_FIELDS.some((f) => !sameField(f, row[f], previous[f]))) await recordRevision(ctx, row);
       },
       present(row, resource) {
         resource.excerpt = row.custom_excerpt ?? deriveExcerpt(row.content);

@@ -317,6 +317,17 @@ describe('blog: revisions and tenancy', () => {
     expect((await get(p.name)).etag).toBe(p.etag);
   });
 
+  it(':restore writes a new revision even when the restored state is the current one', async () => {
+    const p = expectStatus(await post({ title: 'Restore newest' }), 201);
+    const [newest] = await revisionsOf(p.name);
+    const restored = expectStatus(await call(newest.name, 'restore'), 200);
+    expect(restored.etag).not.toBe(p.etag);
+    const after = await revisionsOf(p.name);
+    expect(after).toHaveLength(2);
+    expect(after[0]).toMatchObject({ created_by: `users/${alice.userId}`, snapshot: { title: 'Restore newest' } });
+    expect(after[0].post_revision).toBeGreaterThan(newest.post_revision);
+  });
+
   it('a restore skips ids deleted since and keeps the rest', async () => {
     const keep = await make('blog_tags', { display_name: 'Restore keep' });
     const gone = await make('blog_tags', { display_name: 'Restore gone' });
