@@ -99,6 +99,9 @@ export const blogArea: Area = {
         const publishTime = Number(op.payload.publish_time);
         try {
           const post = await scheduleOf(db, websiteId, postId);
+          // Published at this very time already: a rerun after its worker died past the publish (or a
+          // twin Operation for the same time) reports the outcome without writing again.
+          if (post?.state === 'PUBLISHED' && post.publish_time === publishTime) return { published: true };
           // Rescheduled, unpublished, published by hand or deleted since: this Operation has nothing to do.
           if (!post || post.state !== 'SCHEDULED' || post.publish_time !== publishTime) return { published: false };
           // Claimed early (clocks of several workers): wait for the time without holding a worker.

@@ -73,6 +73,9 @@ describe('scheduled blog posts', () => {
       await db.updateTable('operations').set({ state: 'RUNNING', lease_owner: 'dead-worker', lease_expire_time: Date.now() - 1, end_time: null }).where('id', '=', op.id).execute();
       t.startWorker();
       await eventually(async () => (await db.selectFrom('operations').select('state').where('id', '=', op.id).executeTakeFirst())?.state === 'DONE', 'the rerun');
+      // The rerun reports the publish that landed, without writing again.
+      const rerun = await waitDone(db, op.id);
+      expect(JSON.parse(typeof rerun.response === 'string' ? rerun.response : JSON.stringify(rerun.response))).toEqual({ published: true });
       const after = await get(post.name);
       expect(after.etag).toBe(published.etag);
       expect(after.state).toBe('PUBLISHED');
