@@ -1711,7 +1711,7 @@ export interface paths {
         };
         /**
          * List revisions
-         * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's etag at that write. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
+         * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's revision number at that write (`post_revision`). `:restore` adds one even when it changes nothing. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
          *
          *     Sortable: create_time, post_revision. Filterable: create_time, created_by. Default order: `post_revision desc`. Requires READ on section `website.blog`.
          */
@@ -4670,7 +4670,7 @@ export interface components {
              * @description When last changed (RFC 3339, UTC).
              */
             readonly update_time: string;
-            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string;
             /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
             user_id?: string;
@@ -4692,7 +4692,7 @@ export interface components {
             bio?: string | null;
             /** @description Name shown with the posts. */
             display_name: string | null;
-            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
             /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
             user_id?: string | null;
@@ -4707,7 +4707,7 @@ export interface components {
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
             /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
             user_id?: string | null;
@@ -4818,7 +4818,7 @@ export interface components {
              * @description When last changed (RFC 3339, UTC).
              */
             readonly update_time: string;
-            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string;
         };
         /**
@@ -4843,7 +4843,7 @@ export interface components {
             meta_title?: string | null;
             /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
             parent_id?: string | null;
-            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
         /** @description Fields of BlogCategory to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
@@ -4860,7 +4860,7 @@ export interface components {
             meta_title?: string | null;
             /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
             parent_id?: string | null;
-            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
         /**
@@ -4967,8 +4967,8 @@ export interface components {
             custom_excerpt?: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
-            /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). */
-            readonly excerpt?: string;
+            /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it under `update_mask` clears `custom_excerpt`. */
+            excerpt?: string;
             /** @description Alt text of the feature image. */
             feature_image_alt?: string;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
@@ -4993,7 +4993,7 @@ export interface components {
              */
             publish_time?: string;
             /**
-             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.
+             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it; a future time sent becomes now). `:publish` and `:unpublish` do the same.
              * @enum {string}
              */
             state: "DRAFT" | "SCHEDULED" | "PUBLISHED";
@@ -5006,7 +5006,7 @@ export interface components {
              * @description When last changed (RFC 3339, UTC).
              */
             readonly update_time: string;
-            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS. */
+            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string;
             /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
             visible_view_ids: string[];
@@ -5018,6 +5018,7 @@ export interface components {
          *       "category_ids": [],
          *       "content": "<p>We bake it every morning.</p>",
          *       "custom_excerpt": "Three days of fermentation, one crust.",
+         *       "excerpt": "Excerpt",
          *       "feature_image_alt": "Feature image alt",
          *       "feature_image_media_id": "0j5r8k2mpkf1sat6tg3c",
          *       "meta_description": "Meta description",
@@ -5044,6 +5045,8 @@ export interface components {
             content?: string | null;
             /** @description Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`. */
             custom_excerpt?: string | null;
+            /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it under `update_mask` clears `custom_excerpt`. */
+            excerpt?: string | null;
             /** @description Alt text of the feature image. */
             feature_image_alt?: string | null;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
@@ -5066,7 +5069,7 @@ export interface components {
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
             /**
-             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.
+             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it; a future time sent becomes now). `:publish` and `:unpublish` do the same.
              * @enum {string|null}
              */
             state?: "DRAFT" | "SCHEDULED" | "PUBLISHED" | null;
@@ -5074,13 +5077,13 @@ export interface components {
             tag_ids?: string[] | null;
             /** @description Title of the post. */
             title: string | null;
-            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS. */
+            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
             /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
             visible_view_ids?: string[] | null;
         };
         /**
-         * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's etag at that write. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
+         * @description Read-only history of a blog post: every write that changes what an editor writes (create, update, `:restore`) adds the post as it then stood, with who wrote it and when; the newest 50 are kept (older ones are dropped by the write that adds one). The id is the post's revision number at that write (`post_revision`). `:restore` adds one even when it changes nothing. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.
          * @example {
          *       "create_time": "2026-01-15T09:30:00.000Z",
          *       "created_by": "Created by",
@@ -5107,7 +5110,7 @@ export interface components {
             readonly name: string;
             /**
              * Format: int64
-             * @description The post's revision (etag) this state had.
+             * @description The post's revision number this state had (the number its etag carried then).
              */
             readonly post_revision?: number;
             /** @description The post as that write left it: title, url_key, excerpt and content fields, images, SEO fields and the id lists (not its state). */
@@ -5134,6 +5137,8 @@ export interface components {
             custom_excerpt?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
+            /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it under `update_mask` clears `custom_excerpt`. */
+            excerpt?: string | null;
             /** @description Alt text of the feature image. */
             feature_image_alt?: string | null;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
@@ -5154,7 +5159,7 @@ export interface components {
              */
             publish_time?: string | null;
             /**
-             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.
+             * @description DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it; a future time sent becomes now). `:publish` and `:unpublish` do the same.
              * @enum {string|null}
              */
             state?: "DRAFT" | "SCHEDULED" | "PUBLISHED" | null;
@@ -5162,7 +5167,7 @@ export interface components {
             tag_ids?: string[] | null;
             /** @description Title of the post. */
             title?: string | null;
-            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS. */
+            /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
             /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
             visible_view_ids?: string[] | null;
@@ -5279,7 +5284,7 @@ export interface components {
              * @description When last changed (RFC 3339, UTC).
              */
             readonly update_time: string;
-            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string;
         };
         /**
@@ -5295,7 +5300,7 @@ export interface components {
             description?: string | null;
             /** @description Name of the tag. */
             display_name: string | null;
-            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
         /** @description Fields of BlogTag to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
@@ -5306,7 +5311,7 @@ export interface components {
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS). */
+            /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
         /**

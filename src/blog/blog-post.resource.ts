@@ -143,8 +143,24 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
     }
   }
 
+  /**
+   * `excerpt` written (WordPress's writable excerpt): it becomes `custom_excerpt`, unless
+   * `custom_excerpt` itself is sent, or it repeats the excerpt the post shows now (a read-modify-write
+   * round trip must not freeze a derived excerpt). Cleared under `update_mask`, the custom one goes.
+   */
+  function takeExcerpt(ctx: WriteContext, row: Row, previous: Row | undefined): void {
+    const sent = previous ? ctx.updatedPaths.includes('excerpt') : ctx.input.excerpt !== undefined && ctx.input.excerpt !== null;
+    const customSent = previous ? ctx.updatedPaths.includes('custom_excerpt') : ctx.input.custom_excerpt !== undefined && ctx.input.custom_excerpt !== null;
+    if (!sent || customSent) return;
+    const value = (ctx.input.excerpt as string | null | undefined) ?? null;
+    if (previous && value === (previous.custom_excerpt ?? deriveExcerpt(previous.content as string | null) ?? null)) return;
+    row.custom_excerpt = value;
+    sanitizeFields(row, ['custom_excerpt']);
+  }
+
   const prepareRow = async (ctx: WriteContext, row: Row, previous: Row | undefined) => {
     sanitizeFields(row, previous ? RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : RICH_TEXT);
+    takeExcerpt(ctx, row, previous);
     if (!row.url_key) {
       // Derived: the first free of `slug`, `slug-2`, … in the post's view scope.
       row.url_key = await freeDerivedKey(slugOf(row.title), row.id, async (candidate) => {
@@ -189,8 +205,11 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       },
       excerpt: {
         type: 'string',
-        description: '`custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept).',
-        behavior: ['OUTPUT_ONLY'],
+        description:
+          '`custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it ' +
+          'sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it ' +
+          'under `update_mask` clears `custom_excerpt`.',
+        maxLength: 2000,
         column: false,
       },
       feature_image_media_id: {

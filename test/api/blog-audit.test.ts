@@ -119,6 +119,24 @@ describe('blog posts: excerpt and sanitising', () => {
     expect(empty.excerpt).toBeUndefined();
   });
 
+  it('a written excerpt becomes the custom one (sanitised); sending back the shown excerpt changes nothing; clearing it derives again', async () => {
+    const p = expectStatus(await post({ title: 'Excerpt written', content: '<p>Body text</p>', excerpt: 'Mine<script>alert(1)</script>' }), 201);
+    expect(p.excerpt).toBe('Mine');
+    expect(p.custom_excerpt).toBe('Mine');
+    // custom_excerpt wins when both are sent.
+    expect(expectStatus(await post({ title: 'Excerpt both', excerpt: 'A', custom_excerpt: 'B' }), 201).excerpt).toBe('B');
+    // A read-modify-write of a post whose excerpt is derived keeps it derived.
+    const derived = expectStatus(await post({ title: 'Excerpt round trip', content: '<p>Old body</p>' }), 201);
+    const roundTrip = expectStatus(await patch(derived.name, { excerpt: derived.excerpt, content: '<p>New body</p>' }), 200);
+    expect(roundTrip.excerpt).toBe('New body');
+    expect(roundTrip.custom_excerpt).toBeUndefined();
+    expect(expectStatus(await patch(derived.name, { excerpt: 'Hand made' }), 200)).toMatchObject({ excerpt: 'Hand made', custom_excerpt: 'Hand made' });
+    const cleared = expectStatus(await patch(`${derived.name}?update_mask=excerpt`, {}), 200);
+    expect(cleared.excerpt).toBe('New body');
+    expect(cleared.custom_excerpt).toBeUndefined();
+    expectInvalid(await post({ title: 'Excerpt long', excerpt: 'x'.repeat(2001) }), 'excerpt');
+  });
+
   it('script in content and custom_excerpt is stripped on Update and in :resolve', async () => {
     const p = expectStatus(await post({ title: 'XSS update', content: '<p>ok</p>' }), 201);
     for (const vector of XSS_VECTORS) {
