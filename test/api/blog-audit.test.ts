@@ -427,6 +427,25 @@ describe('blog: hostile input on every route', () => {
     expect(findings).toEqual([]);
   });
 
+  it('a refused field whose path is longer than the error shape allows (huge keys) is named shortened, never a 500', async () => {
+    const p = expectStatus(await post({ title: 'Huge key' }), 201);
+    const cat = await make('blog_categories', { display_name: 'Huge key' });
+    // The lone surrogate (refused everywhere) travels as a JSON escape: JSON.stringify writes it so.
+    const huge = { ['k'.repeat(400)]: { ['j'.repeat(400)]: '\ud800' } };
+    for (const [method, url] of [['PATCH', `${API}/${p.name}`], ['POST', `${API}/${p.name}:publish`], ['POST', `${API}/${cat.name}:set_posts`]] as const) {
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${alice.token}`, 'content-type': 'application/json' },
+        payload: `{"post_ids":[],"etag":[${JSON.stringify(huge)}]}`,
+      });
+      const error = expectError(res, 400, 'INVALID_ARGUMENT');
+      const [violation] = error.details.filter((d: any) => d.type === 'FIELD_VIOLATION');
+      expect(violation.field.startsWith('etag[0].kkk')).toBe(true);
+      expect(Array.from(violation.field as string).length).toBeLessThanOrEqual(512);
+    }
+  });
+
   it("malformed ids and another tenant's ids answer NOT_FOUND on every blog item route", async () => {
     const bobPost = await make('blog_posts', { title: 'Bob hostile' }, bob);
     const bobCat = await make('blog_categories', { display_name: 'Bob hostile' }, bob);
