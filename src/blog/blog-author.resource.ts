@@ -1,20 +1,20 @@
 import { InvalidArgument } from '../platform/errors.js';
+import type { SqlDialect } from '../platform/db/database.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import { slugOf } from '../cms/cms.service.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { isMember } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
-import { slugField } from './blog-category.resource.js';
+import { prepareNamed, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Fields of an author a view overlay may replace. */
 export const AUTHOR_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  display_name: { type: 'string', description: 'Name shown with the posts.', maxLength: 255, trim: true, notBlank: true, example: 'Ada Baker' },
-  bio: { type: 'string', description: 'Short biography (plain text).', maxLength: 5000, trim: true },
+  display_name: { type: 'string', description: 'Name shown with the posts. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Ada Baker' },
+  bio: { type: 'string', description: 'Short biography (plain text: markup is removed on write).', maxLength: 5000, trim: true },
 };
 
 /** Blog authors: bylines of posts, optionally a platform user. Deleting one removes it from every post. */
-export function blogAuthorResource(deps: { resolver: PageResolver }): ResourceDecl {
+export function blogAuthorResource(deps: { dialect: SqlDialect; resolver: PageResolver }): ResourceDecl {
   return {
     collection: 'blog_authors',
     singular: 'BlogAuthor',
@@ -48,11 +48,11 @@ export function blogAuthorResource(deps: { resolver: PageResolver }): ResourceDe
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        if (!row.url_key) row.url_key = slugOf(row.display_name);
+        await prepareNamed(ctx, deps.dialect, 'blog_authors', AUTHOR_CONTENT_FIELDS, row);
         if (row.user_id && !(await isMember(ctx.trx, row.account_id, row.user_id))) throw InvalidArgument.field('user_id', `${row.user_id} is not a member of this account`);
       },
       async beforeUpdate(ctx, next, previous) {
-        if (!next.url_key) next.url_key = slugOf(next.display_name);
+        await prepareNamed(ctx, deps.dialect, 'blog_authors', AUTHOR_CONTENT_FIELDS, next, previous);
         if (next.user_id && next.user_id !== previous.user_id && !(await isMember(ctx.trx, next.account_id, next.user_id))) {
           throw InvalidArgument.field('user_id', `${next.user_id} is not a member of this account`);
         }

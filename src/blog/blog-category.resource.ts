@@ -1,13 +1,14 @@
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
-import type { FieldDecl, ResourceDecl, Row } from '../platform/resource/declaration.js';
+import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
 import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
 import { slugOf } from '../cms/cms.service.js';
 import type { PageResolver } from '../cms/resolve.js';
-import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds } from './blog.repo.js';
-import { BLOG_RIGHTS } from './blog.shared.js';
+import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds, urlKeyTaken } from './blog.repo.js';
+import { BLOG_RIGHTS, freeDerivedKey, notBlankOf, plainTextOf } from './blog.shared.js';
+import { stripMarkupFields } from '../cms/content-html.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Deepest category level (root 0). */
@@ -17,10 +18,34 @@ export const MAX_SET_POSTS = 1000;
 
 const treeOf = (row: Row): TreeSpec => ({ table: 'blog_categories', scope: { website_id: row.website_id }, maxLevel: MAX_CATEGORY_LEVEL });
 
+/**
+ * A category's, tag's or author's plain-text fields stripped of markup (those written), then its url_key.
+ */
+export async function prepareNamed(ctx: WriteContext, dialect: SqlDialect, table: string, fields: Record<string, FieldDecl>, row: Row, previous?: Row): Promise<void> {
+  const plain = plainTextOf(fields);
+  stripMarkupFields(row, previous ? plain.filter((f) => ctx.updatedPaths.includes(f)) : plain, notBlankOf(fields));
+  await deriveUrlKey(ctx, dialect, table, row, previous);
+}
+
+/**
+ * A category's, tag's or author's url_key: when absent, from the display name, suffixed while taken.
+ * Each key is locked for the transaction before it is checked (as pages' are), so two concurrent
+ * writes of one key meet in the check (ALREADY_EXISTS naming url_key, or the next suffix) rather than
+ * in the unique index.
+ */
+export async function deriveUrlKey(ctx: WriteContext, dialect: SqlDialect, table: string, row: Row, previous?: Row): Promise<void> {
+  const claim = async (candidate: string) => {
+    await dialect.lockKey(ctx.trx, `${table}.url_key|${row.website_id}|${candidate}`);
+    return !(await urlKeyTaken(ctx.trx, row.website_id, table, row.id, candidate));
+  };
+  if (!row.url_key) row.url_key = await freeDerivedKey(slugOf(row.display_name), row.id, claim);
+  else if (row.url_key !== previous?.url_key) await claim(row.url_key);
+}
+
 /** The `url_key` field of categories, tags and authors: unique per website, derived from the display name when absent. */
 export const slugField = (what: string, example: string): FieldDecl => ({
   type: 'string',
-  description: `URL segment of the ${what} (lowercase letters, digits, \`.\`, \`_\`, \`-\`); derived from the display name when absent. Unique per website (else ALREADY_EXISTS).`,
+  description: `URL segment of the ${what} (lowercase letters, digits, \`.\`, \`_\`, \`-\`); derived from the display name when absent (and when cleared), with \`-2\`, \`-3\`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS.`,
   pattern: URL_KEY_PATTERN,
   maxLength: 255,
   trim: true,
@@ -31,10 +56,10 @@ export const slugField = (what: string, example: string): FieldDecl => ({
 
 /** Fields of a category a view overlay may replace. */
 export const CATEGORY_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  display_name: { type: 'string', description: 'Name of the category.', maxLength: 255, trim: true, notBlank: true, example: 'Recipes' },
-  description: { type: 'string', description: 'Description (plain text).', maxLength: 5000, trim: true },
-  meta_title: { type: 'string', description: 'SEO `<title>` of the category page; the display name when absent.', maxLength: 255, trim: true },
-  meta_description: { type: 'string', description: 'SEO meta description of the category page.', maxLength: 1024, trim: true },
+  display_name: { type: 'string', description: 'Name of the category. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Recipes' },
+  description: { type: 'string', description: 'Description (plain text: markup is removed on write).', maxLength: 5000, trim: true },
+  meta_title: { type: 'string', description: 'SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write.', maxLength: 255, trim: true },
+  meta_description: { type: 'string', description: 'SEO meta description of the category page. Plain text: markup is removed on write.', maxLength: 1024, trim: true },
 };
 
 /**
@@ -76,11 +101,11 @@ export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: Page
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        if (!row.url_key) row.url_key = slugOf(row.display_name);
+        await prepareNamed(ctx, dialect, 'blog_categories', CATEGORY_CONTENT_FIELDS, row);
         await placeNewInTree(ctx.trx, treeOf(row), row);
       },
-      beforeUpdate(_ctx, next) {
-        if (!next.url_key) next.url_key = slugOf(next.display_name);
+      async beforeUpdate(ctx, next, previous) {
+        await prepareNamed(ctx, dialect, 'blog_categories', CATEGORY_CONTENT_FIELDS, next, previous);
       },
       async beforeDelete(ctx, row, force) {
         if (!force) {

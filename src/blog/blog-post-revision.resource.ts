@@ -23,11 +23,11 @@ export function blogPostRevisionResource(deps: { database: Database; services: (
     description:
       `Read-only history of a blog post: every write that changes what an editor writes (create, update, \`:restore\`) adds the post as it then ` +
       `stood, with who wrote it and when; the newest ${MAX_REVISIONS} are kept (older ones are dropped by the write that adds one). The id is the ` +
-      "post's etag at that write. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.",
+      "post's revision number at that write (`post_revision`). `:restore` adds one even when it changes nothing. State changes (`:publish`, a scheduled publish) and category membership set by `blog_categories:set_posts` add none.",
     collectionPath: REVISIONS_PATH,
     itemPath: `${REVISIONS_PATH}/{revision_id}`,
     fields: {
-      post_revision: { type: 'integer', description: "The post's revision (etag) this state had.", behavior: ['OUTPUT_ONLY'], notNull: true },
+      post_revision: { type: 'integer', description: "The post's revision number this state had (the number its etag carried then).", behavior: ['OUTPUT_ONLY'], notNull: true },
       snapshot: {
         type: 'object',
         description: 'The post as that write left it: title, url_key, excerpt and content fields, images, SEO fields and the id lists (not its state).',

@@ -1,13 +1,13 @@
 import type { SqlDialect } from '../platform/db/database.js';
-import { InvalidArgument } from '../platform/errors.js';
+import { AlreadyExists, InvalidArgument } from '../platform/errors.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { checkUrlKeyFree, slugOf, visibleViewIdsField } from '../cms/cms.service.js';
 import { MAX_CONTENT_LENGTH, URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
-import { sanitizeFields } from '../cms/content-html.js';
+import { sanitizeFields, stripMarkupFields } from '../cms/content-html.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { AUTHOR_LINKS, CATEGORY_LINKS, insertRevision, LINKS, linkHas, TAG_LINKS, writeLinks, type LinkSpec } from './blog.repo.js';
-import { BLOG_RIGHTS, deriveExcerpt, resolvedSchema } from './blog.shared.js';
+import { BLOG_RIGHTS, deriveExcerpt, freeDerivedKey, notBlankOf, plainTextOf, resolvedSchema } from './blog.shared.js';
 
 /** Operation type of a scheduled publish. */
 export const PUBLISH_SCHEDULED_POST = 'PUBLISH_SCHEDULED_BLOG_POST';
@@ -19,7 +19,7 @@ const HTTP_URL_PATTERN = '^https?://[^\\s]+$';
 
 /** Fields of a post a view overlay may replace. */
 export const POST_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  title: { type: 'string', description: 'Title of the post.', maxLength: 255, trim: true, notBlank: true, example: 'Our new sourdough' },
+  title: { type: 'string', description: 'Title of the post. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Our new sourdough' },
   custom_excerpt: {
     type: 'string',
     description: 'Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`.',
@@ -34,13 +34,15 @@ export const POST_CONTENT_FIELDS: Record<string, FieldDecl> = {
     maxLength: MAX_CONTENT_LENGTH,
     example: '<p>We bake it every morning.</p>',
   },
-  feature_image_alt: { type: 'string', description: 'Alt text of the feature image.', maxLength: 500, trim: true },
-  meta_title: { type: 'string', description: 'SEO `<title>`; the title when absent.', maxLength: 255, trim: true },
-  meta_description: { type: 'string', description: 'SEO meta description.', maxLength: 1024, trim: true },
-  og_title: { type: 'string', description: 'Open Graph title; the meta title when absent.', maxLength: 255, trim: true },
-  og_description: { type: 'string', description: 'Open Graph description; the meta description when absent.', maxLength: 1024, trim: true },
+  feature_image_alt: { type: 'string', description: 'Alt text of the feature image. Plain text: markup is removed on write.', maxLength: 500, trim: true },
+  meta_title: { type: 'string', description: 'SEO `<title>`; the title when absent. Plain text: markup is removed on write.', maxLength: 255, trim: true },
+  meta_description: { type: 'string', description: 'SEO meta description. Plain text: markup is removed on write.', maxLength: 1024, trim: true },
+  og_title: { type: 'string', description: 'Open Graph title; the meta title when absent. Plain text: markup is removed on write.', maxLength: 255, trim: true },
+  og_description: { type: 'string', description: 'Open Graph description; the meta description when absent. Plain text: markup is removed on write.', maxLength: 1024, trim: true },
 };
-const RICH_TEXT = ['content', 'custom_excerpt'] as const;
+export const RICH_TEXT = ['content', 'custom_excerpt'] as const;
+/** Title, alt text and SEO texts: plain text, stripped of markup on write. */
+const PLAIN_TEXT = plainTextOf(POST_CONTENT_FIELDS, RICH_TEXT);
 
 /** What a revision keeps: everything an editor writes except the publishing state. */
 export const REVISION_FIELDS = [
@@ -76,8 +78,10 @@ export interface BlogPostDeps {
 export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
   const { dialect, operations } = deps;
 
-  /** Stored values compared by content (JSON lists come back parsed on PostgreSQL, as text on SQLite). */
-  const sameStored = (a: unknown, b: unknown) => a === b || (typeof a === 'object' || typeof b === 'object' ? JSON.stringify(dialect.readJson(a)) === JSON.stringify(dialect.readJson(b)) : false);
+  /** Stored list values compared by content (JSON lists come back parsed on PostgreSQL, as text on SQLite). */
+  const sameStored = (a: unknown, b: unknown) => a === b || JSON.stringify(dialect.readJson(a) ?? null) === JSON.stringify(dialect.readJson(b) ?? null);
+  /** A stored field compared: lists by content, text as it is (text is never parsed as JSON). */
+  const sameField = (field: string, a: unknown, b: unknown) => (LIST_FIELDS.includes(field) ? sameStored(a, b) : (a ?? null) === (b ?? null));
 
   /** The wire form of what a revision keeps. */
   function snapshotOf(row: Row): Record<string, unknown> {
@@ -100,8 +104,9 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         throw InvalidArgument.field('publish_time', 'must be in the future for a SCHEDULED post (use state PUBLISHED or :publish to publish now)');
       }
     }
-    if (row.state === 'PUBLISHED' && previous?.state !== 'PUBLISHED') {
-      // Back-dating is allowed; a future time would publish early, so it becomes now.
+    if (row.state === 'PUBLISHED') {
+      // Back-dating is allowed; a future time (on becoming PUBLISHED or later) would claim the post went
+      // live when it has not, so it becomes now, as does a PUBLISHED post left without a time.
       if (row.publish_time === null || row.publish_time === undefined || Number(row.publish_time) > ctx.now) row.publish_time = ctx.now;
     }
   }
@@ -140,10 +145,37 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
     }
   }
 
+  /**
+   * `excerpt` written (WordPress's writable excerpt): it becomes `custom_excerpt`, unless
+   * `custom_excerpt` itself is sent, or it repeats the excerpt the post shows now (a read-modify-write
+   * round trip must not freeze a derived excerpt). Cleared under `update_mask`, the custom one goes.
+   */
+  function takeExcerpt(ctx: WriteContext, row: Row, previous: Row | undefined): void {
+    const sent = previous ? ctx.updatedPaths.includes('excerpt') : ctx.input.excerpt !== undefined && ctx.input.excerpt !== null;
+    const customSent = previous ? ctx.updatedPaths.includes('custom_excerpt') : ctx.input.custom_excerpt !== undefined && ctx.input.custom_excerpt !== null;
+    if (!sent || customSent) return;
+    const value = (ctx.input.excerpt as string | null | undefined) ?? null;
+    if (previous && value === (previous.custom_excerpt ?? deriveExcerpt(previous.content as string | null) ?? null)) return;
+    row.custom_excerpt = value;
+    sanitizeFields(row, ['custom_excerpt']);
+  }
+
   const prepareRow = async (ctx: WriteContext, row: Row, previous: Row | undefined) => {
     sanitizeFields(row, previous ? RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : RICH_TEXT);
-    if (!row.url_key) row.url_key = slugOf(row.title);
-    if (!previous || row.url_key !== previous.url_key || !sameStored(row.visible_view_ids, previous.visible_view_ids)) {
+    stripMarkupFields(row, previous ? PLAIN_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : PLAIN_TEXT, notBlankOf(POST_CONTENT_FIELDS));
+    takeExcerpt(ctx, row, previous);
+    if (!row.url_key) {
+      // Derived: the first free of `slug`, `slug-2`, … in the post's view scope.
+      row.url_key = await freeDerivedKey(slugOf(row.title), row.id, async (candidate) => {
+        try {
+          await checkUrlKeyFree(ctx, dialect, { ...row, url_key: candidate }, 'blog_posts', 'post');
+          return true;
+        } catch (error) {
+          if (error instanceof AlreadyExists) return false;
+          throw error;
+        }
+      });
+    } else if (!previous || row.url_key !== previous.url_key || !sameStored(row.visible_view_ids, previous.visible_view_ids)) {
       await checkUrlKeyFree(ctx, dialect, row, 'blog_posts', 'post');
     }
     settleState(ctx, row, previous);
@@ -166,8 +198,9 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         notNull: true,
         type: 'string',
         description:
-          'URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared). Unique per website and ' +
-          'view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap, else ALREADY_EXISTS.',
+          'URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … ' +
+          'appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their ' +
+          '`visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS.',
         pattern: URL_KEY_PATTERN,
         maxLength: 255,
         trim: true,
@@ -175,8 +208,11 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       },
       excerpt: {
         type: 'string',
-        description: '`custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept).',
-        behavior: ['OUTPUT_ONLY'],
+        description:
+          '`custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it ' +
+          'sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it ' +
+          'under `update_mask` clears `custom_excerpt`.',
+        maxLength: 2000,
         column: false,
       },
       feature_image_media_id: {
@@ -200,7 +236,7 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         type: 'enum',
         description:
           'DRAFT (default), SCHEDULED (needs `publish_time` in the future, else INVALID_ARGUMENT: a past time is refused, not published at once) or ' +
-          'PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it). `:publish` and `:unpublish` do the same.',
+          'PUBLISHED (when it becomes so, `publish_time` is the time it went live: now, or the earlier time sent to back-date it; a future time sent becomes now). `:publish` and `:unpublish` do the same.',
         values: ['DRAFT', 'SCHEDULED', 'PUBLISHED'],
         default: 'DRAFT',
       },
@@ -230,7 +266,10 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       },
       async afterUpdate(ctx, row, previous) {
         await schedule(ctx, row, previous);
-        if (REVISION_FIELDS.some((f) => !sameStored(row[f], previous[f]))) await recordRevision(ctx, row);
+        // A write of every editable field (what `:restore` sends) is kept even when it changes nothing,
+        // so a restore always adds its revision.
+        const whole = REVISION_FIELDS.every((f) => ctx.updatedPaths.includes(f));
+        if (whole || REVISION_FIELDS.some((f) => !sameField(f, row[f], previous[f]))) await recordRevision(ctx, row);
       },
       present(row, resource) {
         resource.excerpt = row.custom_excerpt ?? deriveExcerpt(row.content);

@@ -1,6 +1,7 @@
 import type { Area, Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import { Internal } from '../platform/errors.js';
+import { ApiError, Internal } from '../platform/errors.js';
+import type { OperationRun } from '../platform/jobs/operations.js';
 import { overlayReference, visibleViewsReference } from '../cms/cms.service.js';
 import { draftPostsOnlyIn } from './blog.repo.js';
 import { overlayResource } from '../cms/overlay.js';
@@ -22,7 +23,10 @@ import {
   TAG_LINKS,
   type LinkSpec,
 } from './blog.repo.js';
-import { BLOG_RIGHTS } from './blog.shared.js';
+import { BLOG_RIGHTS, plainTextOf } from './blog.shared.js';
+
+/** Wait before a scheduled publish that failed on the database is tried again. */
+const PUBLISH_RETRY_MS = 5_000;
 
 /** The overlaid blog resources: table, collection, path parameter, overridable fields, rich text. */
 const OVERLAID = [
@@ -65,8 +69,8 @@ export const blogArea: Area = {
       post,
       blogPostRevisionResource({ database: deps.database, services, post }),
       blogCategoryResource({ dialect, resolver: resolvers.blog_categories, services }),
-      blogTagResource({ resolver: resolvers.blog_tags }),
-      blogAuthorResource({ resolver: resolvers.blog_authors }),
+      blogTagResource({ dialect, resolver: resolvers.blog_tags }),
+      blogAuthorResource({ dialect, resolver: resolvers.blog_authors }),
       ...OVERLAID.map((o) =>
         overlayResource({
           singular: o.singular,
@@ -77,6 +81,7 @@ export const blogArea: Area = {
           noun: o.noun,
           fields: o.fields,
           richText: o.richText,
+          plainText: plainTextOf(o.fields, o.richText),
           dialect,
           rights: BLOG_RIGHTS,
         }),
@@ -84,19 +89,40 @@ export const blogArea: Area = {
     ];
   },
   jobs: (operations, deps) => {
+    const db = deps.database.db;
+    const republish = (op: OperationRun, runAfter: number) =>
+      operations.enqueue(db, { type: PUBLISH_SCHEDULED_POST, accountId: op.accountId, websiteId: op.websiteId, payload: op.payload, step: 'WAITING_FOR_PUBLISH_TIME', runAfter }, Date.now());
     operations.register(PUBLISH_SCHEDULED_POST, {
       async run(op) {
         const websiteId = op.websiteId;
         if (!websiteId) throw new Internal('a scheduled publish without a website');
         const postId = String(op.payload.blog_post_id);
         const publishTime = Number(op.payload.publish_time);
-        const post = await scheduleOf(deps.database.db, websiteId, postId);
-        // Rescheduled, unpublished, published by hand or deleted since: this Operation has nothing to do.
-        if (!post || post.state !== 'SCHEDULED' || post.publish_time !== publishTime) return { published: false };
-        // Claimed early (clocks of several workers): wait for the time without holding a worker.
-        if (publishTime > Date.now()) op.deferUntil(publishTime);
-        await op.setStep('PUBLISHING');
-        return { published: await publishIfScheduled(deps.database.db, websiteId, postId, publishTime, Date.now()) };
+        try {
+          const post = await scheduleOf(db, websiteId, postId);
+          // Published at this very time already: a rerun after its worker died past the publish (or a
+          // twin Operation for the same time) reports the outcome without writing again.
+          if (post?.state === 'PUBLISHED' && post.publish_time === publishTime) return { published: true };
+          // Rescheduled, unpublished, published by hand or deleted since: this Operation has nothing to do.
+          if (!post || post.state !== 'SCHEDULED' || post.publish_time !== publishTime) return { published: false };
+          // Claimed early (clocks of several workers): wait for the time without holding a worker.
+          if (publishTime > Date.now()) op.deferUntil(publishTime);
+          await op.setStep('PUBLISHING');
+          return { published: await publishIfScheduled(db, websiteId, postId, publishTime, Date.now()) };
+        } catch (error) {
+          // A database hiccup (locked, connection lost) must not end the Operation with an error and
+          // leave the post SCHEDULED for ever (WordPress's "missed schedule"): try again shortly. The
+          // publish is conditional, so a retry after a write that did land changes nothing.
+          if (error instanceof ApiError || !(error instanceof Error)) throw error;
+          op.deferUntil(Date.now() + PUBLISH_RETRY_MS);
+        }
+      },
+      async onFailure(op, error) {
+        // Given up after its worker died MAX_ATTEMPTS times mid-run: a fresh Operation keeps the post
+        // from missing its schedule. A `:cancel` of the Operation is the caller's wish and stays.
+        if (error.status === 'CANCELLED' || !op.websiteId) return;
+        const post = await scheduleOf(db, op.websiteId, String(op.payload.blog_post_id));
+        if (post?.state === 'SCHEDULED' && post.publish_time === Number(op.payload.publish_time)) await republish(op, Date.now() + PUBLISH_RETRY_MS);
       },
     });
   },

@@ -257,6 +257,12 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
+/** Whether another row of the website's `table` (categories, tags, authors) uses `urlKey`. */
+export async function urlKeyTaken(db: Kysely<any>, websiteId: string, table: string, id: string, urlKey: string): Promise<boolean> {
+  const row = await db.selectFrom(table).select('id').where('website_id', '=', websiteId).where('url_key', '=', urlKey).where('id', '!=', id).limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Ids among `ids` that are rows of `table` in the website. */
 export async function existingIds(db: Kysely<any>, websiteId: string, table: string, ids: readonly string[]): Promise<Set<string>> {
   if (!ids.length) return new Set();

@@ -1,12 +1,22 @@
 import { read, write } from '../platform/auth/rights.js';
+import type { FieldDecl } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
 import { fieldSourcesSchema } from '../cms/view-overlays.js';
+import { AlreadyExists } from '../platform/errors.js';
 
 /**
  * Rights of every blog resource: the section `website.blog` of the permission tree (below `website`,
  * so whoever reads or writes the website reads or writes the blog), like every content area.
  */
 export const BLOG_RIGHTS = { read: read('website.blog'), write: write('website.blog') };
+
+/**
+ * The plain-text fields among a resource's overridable ones (all but its rich text): titles, names,
+ * descriptions and SEO texts, stripped of markup on write (base rows and overlays alike).
+ */
+export const plainTextOf = (fields: Record<string, FieldDecl>, richText: readonly string[] = []) => Object.keys(fields).filter((f) => !richText.includes(f));
+/** Those that must not end up blank once stripped. */
+export const notBlankOf = (fields: Record<string, FieldDecl>) => Object.keys(fields).filter((f) => fields[f].notBlank);
 
 /** Characters of an excerpt derived from the content. */
 export const DERIVED_EXCERPT_LENGTH = 300;
@@ -24,6 +34,25 @@ export function deriveExcerpt(html: string | null | undefined): string | undefin
   const atWord = cut.lastIndexOf(' ') > DERIVED_EXCERPT_LENGTH / 2 ? cut.slice(0, cut.lastIndexOf(' ')) : cut;
   // Never end inside an entity (`&amp;` cut to `&am`).
   return `${atWord.replace(/&[#a-zA-Z0-9]*$/, '')}…`;
+}
+
+/** Numbered candidates a derived url_key tries (`bread`, `bread-2`, …) before falling back to the row's id. */
+const DERIVED_KEY_TRIES = 20;
+
+/**
+ * A url_key derived from a title or display name, made free the way Ghost and WordPress do: the slug
+ * itself, else `slug-2`, `slug-3`, …, else `slug-<end of the id>`. `claim` answers whether a candidate
+ * is free (and, where the check locks, holds it for the transaction). A key the client sent is never
+ * renamed: only derived keys come here.
+ */
+export async function freeDerivedKey(base: string, id: string, claim: (candidate: string) => Promise<boolean>): Promise<string> {
+  for (let n = 1; n <= DERIVED_KEY_TRIES; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (await claim(candidate)) return candidate;
+  }
+  const last = `${base}-${id.toLowerCase().replace(/[^a-z0-9]/g, '').slice(-8) || 'x'}`;
+  if (await claim(last)) return last;
+  throw new AlreadyExists(`url_key "${base}" and its numbered variants are taken; send a url_key`, 'url_key');
 }
 
 type Kind = 'text' | 'time' | 'list';

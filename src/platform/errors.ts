@@ -157,7 +157,25 @@ export interface ErrorBody {
 
 /** The canonical body; `requestId` becomes the REQUEST_INFO detail every error carries. */
 export function renderError(err: ApiError, requestId: string | undefined): ErrorBody {
-  const details: ErrorDetail[] = err.details.filter((d) => d.type !== 'REQUEST_INFO');
+  const details: ErrorDetail[] = err.details
+    .filter((d) => d.type !== 'REQUEST_INFO')
+    .map((d) =>
+      d.type === 'FIELD_VIOLATION'
+        ? { ...d, field: clip(d.field, 512), description: clip(d.description, 2000) }
+        : d.type === 'PRECONDITION_FAILURE' && d.description !== undefined
+          ? { ...d, description: clip(d.description, 2000) }
+          : d,
+    );
   if (requestId) details.push({ type: 'REQUEST_INFO', request_id: requestId });
-  return { error: { code: err.httpCode, status: err.status, message: err.message, details } };
+  return { error: { code: err.httpCode, status: err.status, message: clip(err.message, 10_000), details } };
+}
+
+/**
+ * Text cut to the bound the error shape documents (openapi-shapes.ts), in code points: a field
+ * path built from a client's own huge keys must shorten, not fail serialisation with a 500.
+ */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length <= max ? text : `${points.slice(0, max - 1).join('')}…`;
 }

@@ -73,9 +73,37 @@ describe('scheduled blog posts', () => {
       await db.updateTable('operations').set({ state: 'RUNNING', lease_owner: 'dead-worker', lease_expire_time: Date.now() - 1, end_time: null }).where('id', '=', op.id).execute();
       t.startWorker();
       await eventually(async () => (await db.selectFrom('operations').select('state').where('id', '=', op.id).executeTakeFirst())?.state === 'DONE', 'the rerun');
+      // The rerun reports the publish that landed, without writing again.
+      const rerun = await waitDone(db, op.id);
+      expect(JSON.parse(typeof rerun.response === 'string' ? rerun.response : JSON.stringify(rerun.response))).toEqual({ published: true });
       const after = await get(post.name);
       expect(after.etag).toBe(published.etag);
       expect(after.state).toBe('PUBLISHED');
+    } finally {
+      t.startWorker();
+    }
+  });
+
+  it('a scheduled publish given up after its worker died on it again and again is enqueued afresh: the post still publishes, once', async () => {
+    await t.stopWorker();
+    let post: any;
+    try {
+      post = await schedule('Crash thrice', 150);
+      await until(post.publish_time);
+      const [op] = await operationsOf(post.id);
+      // Three workers claimed it and died: the next claim exceeds the crash limit and ends it with an error.
+      await db.updateTable('operations').set({ state: 'RUNNING', lease_owner: 'dead-worker', lease_expire_time: Date.now() - 1, attempt: 3 }).where('id', '=', op.id).execute();
+      t.startWorker();
+      const failed = await waitDone(db, op.id);
+      expect(failed.error).toBeTruthy();
+      const published = await publishedBy(post.name);
+      expect(published.publish_time).toBe(post.publish_time);
+      const ops = await operationsOf(post.id);
+      expect(ops).toHaveLength(2);
+      const second = await waitDone(db, ops[1].id);
+      expect(JSON.parse(typeof second.response === 'string' ? second.response : JSON.stringify(second.response))).toEqual({ published: true });
+      // Exactly once: the post was written by that one publish alone.
+      expect((await get(post.name)).etag).toBe(published.etag);
     } finally {
       t.startWorker();
     }

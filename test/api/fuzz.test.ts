@@ -67,6 +67,18 @@ async function seed(user: TestUser): Promise<void> {
   await as('POST', `${site}/customers`, { email: `customer-${user.userId}@example.com`, password: 'secret-123' });
   await as('POST', `${site}/media_folders`, { display_name: 'Folder' });
   await as('POST', `${site}/views`, { display_name: 'Second view', locale: 'de' });
+  // The blog: a category tree, a tag, an author, a post linking them (so it has a revision), and overlays.
+  const category = await json(as('POST', `${site}/blog_categories`, { display_name: 'Fuzz category' }));
+  if (category) await as('POST', `${site}/blog_categories`, { display_name: 'Fuzz child', parent_id: category.id });
+  const tag = await json(as('POST', `${site}/blog_tags`, { display_name: 'Fuzz tag' }));
+  const author = await json(as('POST', `${site}/blog_authors`, { display_name: 'Fuzz author' }));
+  const blogPost = await json(
+    as('POST', `${site}/blog_posts`, { title: 'Fuzz post', content: '<p>x</p>', category_ids: category ? [category.id] : [], tag_ids: tag ? [tag.id] : [], author_ids: author ? [author.id] : [] }),
+  );
+  const defaultView = (await json(as('GET', `${site}/views`)))?.views?.[0];
+  if (defaultView) {
+    for (const r of [blogPost, category, tag, author]) if (r) await as('PATCH', `${API}/${r.name}/views/${defaultView.id}?allow_missing=true`, r === author ? { bio: 'x' } : r === blogPost ? { title: 'x' } : { display_name: 'x' });
+  }
   const { body, contentType } = multipart([{ name: 'file', filename: 'fuzz.png', data: await png(8, 8) }]);
   await t.app.inject({ method: 'POST', url: `${site}/media`, headers: { authorization: `Bearer ${user.token}`, 'content-type': contentType }, payload: body });
 }
