@@ -4650,14 +4650,14 @@ export interface components {
         BlogAuthor: {
             /** @description Media item of the same website used as the avatar (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             avatar_media_id?: string;
-            /** @description Short biography (plain text: markup is removed on write). */
+            /** @description Short biography (plain text). */
             bio?: string;
             /**
              * Format: date-time
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description Name shown with the posts. Plain text: markup is removed on write. */
+            /** @description Name shown with the posts. */
             display_name: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
@@ -4688,9 +4688,9 @@ export interface components {
         BlogAuthorCreate: {
             /** @description Media item of the same website used as the avatar (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             avatar_media_id?: string | null;
-            /** @description Short biography (plain text: markup is removed on write). */
+            /** @description Short biography (plain text). */
             bio?: string | null;
-            /** @description Name shown with the posts. Plain text: markup is removed on write. */
+            /** @description Name shown with the posts. */
             display_name: string | null;
             /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
@@ -4701,9 +4701,9 @@ export interface components {
         BlogAuthorUpdate: {
             /** @description Media item of the same website used as the avatar (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             avatar_media_id?: string | null;
-            /** @description Short biography (plain text: markup is removed on write). */
+            /** @description Short biography (plain text). */
             bio?: string | null;
-            /** @description Name shown with the posts. Plain text: markup is removed on write. */
+            /** @description Name shown with the posts. */
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
@@ -4726,14 +4726,14 @@ export interface components {
          *     }
          */
         BlogAuthorView: {
-            /** @description Short biography (plain text: markup is removed on write). Shown in this view only while `bio` is in `overridden`. */
+            /** @description Short biography (plain text). Shown in this view only while `bio` is in `overridden`. */
             bio?: string;
             /**
              * Format: date-time
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description Name shown with the posts. Plain text: markup is removed on write. Shown in this view only while `display_name` is in `overridden`. */
+            /** @description Name shown with the posts. Shown in this view only while `display_name` is in `overridden`. */
             display_name?: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
@@ -4751,9 +4751,9 @@ export interface components {
         };
         /** @description Fields of BlogAuthorView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         BlogAuthorViewUpdate: {
-            /** @description Short biography (plain text: markup is removed on write). Shown in this view only while `bio` is in `overridden`. */
+            /** @description Short biography (plain text). Shown in this view only while `bio` is in `overridden`. */
             bio?: string | null;
-            /** @description Name shown with the posts. Plain text: markup is removed on write. Shown in this view only while `display_name` is in `overridden`. */
+            /** @description Name shown with the posts. Shown in this view only while `display_name` is in `overridden`. */
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
@@ -4785,9 +4785,9 @@ export interface components {
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description Description (plain text: markup is removed on write). */
+            /** @description Description (plain text). */
             description?: string;
-            /** @description Name of the category. Plain text: markup is removed on write. */
+            /** @description Name of the category. */
             display_name: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
@@ -4798,9 +4798,9 @@ export interface components {
              * @description Depth; a root category is 0 (at most 7).
              */
             readonly level?: number;
-            /** @description SEO meta description of the category page. Plain text: markup is removed on write. */
+            /** @description SEO meta description of the category page. */
             meta_description?: string;
-            /** @description SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write. */
+            /** @description SEO `<title>` of the category page; the display name when absent. */
             meta_title?: string;
             /** @description Resource name; the identity. */
             readonly name: string;
@@ -4833,13 +4833,13 @@ export interface components {
          *     }
          */
         BlogCategoryCreate: {
-            /** @description Description (plain text: markup is removed on write). */
+            /** @description Description (plain text). */
             description?: string | null;
-            /** @description Name of the category. Plain text: markup is removed on write. */
+            /** @description Name of the category. */
             display_name: string | null;
-            /** @description SEO meta description of the category page. Plain text: markup is removed on write. */
+            /** @description SEO meta description of the category page. */
             meta_description?: string | null;
-            /** @description SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write. */
+            /** @description SEO `<title>` of the category page; the display name when absent. */
             meta_title?: string | null;
             /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
             parent_id?: string | null;
@@ -4848,15 +4848,15 @@ export interface components {
         };
         /** @description Fields of BlogCategory to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         BlogCategoryUpdate: {
-            /** @description Description (plain text: markup is removed on write). */
+            /** @description Description (plain text). */
             description?: string | null;
-            /** @description Name of the category. Plain text: markup is removed on write. */
+            /** @description Name of the category. */
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description SEO meta description of the category page. Plain text: markup is removed on write. */
+            /** @description SEO meta description of the category page. */
             meta_description?: string | null;
-            /** @description SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write. */
+            /** @description SEO `<title>` of the category page; the display name when absent. */
             meta_title?: string | null;
             /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
             parent_id?: string | null;
@@ -4884,17 +4884,17 @@ export interface components {
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description Description (plain text: markup is removed on write). Shown in this view only while `description` is in `overridden`. */
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
             description?: string;
-            /** @description Name of the category. Plain text: markup is removed on write. Shown in this view only while `display_name` is in `overridden`. */
+            /** @description Name of the category. Shown in this view only while `display_name` is in `overridden`. */
             display_name?: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;
-            /** @description SEO meta description of the category page. Plain text: markup is removed on write. Shown in this view only while `meta_description` is in `overridden`. */
+            /** @description SEO meta description of the category page. Shown in this view only while `meta_description` is in `overridden`. */
             meta_description?: string;
-            /** @description SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write. Shown in this view only while `meta_title` is in `overridden`. */
+            /** @description SEO `<title>` of the category page; the display name when absent. Shown in this view only while `meta_title` is in `overridden`. */
             meta_title?: string;
             /** @description Resource name; the identity. */
             readonly name: string;
@@ -4908,15 +4908,15 @@ export interface components {
         };
         /** @description Fields of BlogCategoryView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         BlogCategoryViewUpdate: {
-            /** @description Description (plain text: markup is removed on write). Shown in this view only while `description` is in `overridden`. */
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
             description?: string | null;
-            /** @description Name of the category. Plain text: markup is removed on write. Shown in this view only while `display_name` is in `overridden`. */
+            /** @description Name of the category. Shown in this view only while `display_name` is in `overridden`. */
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description SEO meta description of the category page. Plain text: markup is removed on write. Shown in this view only while `meta_description` is in `overridden`. */
+            /** @description SEO meta description of the category page. Shown in this view only while `meta_description` is in `overridden`. */
             meta_description?: string | null;
-            /** @description SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write. Shown in this view only while `meta_title` is in `overridden`. */
+            /** @description SEO `<title>` of the category page; the display name when absent. Shown in this view only while `meta_title` is in `overridden`. */
             meta_title?: string | null;
             /** @description Names of the fields this view overrides (`display_name`, `description`, `meta_title`, `meta_description`); every other field shows the blog category's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
             overridden?: string[] | null;
@@ -4969,23 +4969,23 @@ export interface components {
             readonly etag: string;
             /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it under `update_mask` clears `custom_excerpt`. */
             excerpt?: string;
-            /** @description Alt text of the feature image. Plain text: markup is removed on write. */
+            /** @description Alt text of the feature image. */
             feature_image_alt?: string;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             feature_image_media_id?: string;
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;
-            /** @description SEO meta description. Plain text: markup is removed on write. */
+            /** @description SEO meta description. */
             meta_description?: string;
-            /** @description SEO `<title>`; the title when absent. Plain text: markup is removed on write. */
+            /** @description SEO `<title>`; the title when absent. */
             meta_title?: string;
             /** @description Resource name; the identity. */
             readonly name: string;
-            /** @description Open Graph description; the meta description when absent. Plain text: markup is removed on write. */
+            /** @description Open Graph description; the meta description when absent. */
             og_description?: string;
             /** @description Media item of the same website for Open Graph (else INVALID_ARGUMENT); the feature image when absent; cleared when the media item is deleted. */
             og_image_media_id?: string;
-            /** @description Open Graph title; the meta title when absent. Plain text: markup is removed on write. */
+            /** @description Open Graph title; the meta title when absent. */
             og_title?: string;
             /**
              * Format: date-time
@@ -4999,7 +4999,7 @@ export interface components {
             state: "DRAFT" | "SCHEDULED" | "PUBLISHED";
             /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
             tag_ids: string[];
-            /** @description Title of the post. Plain text: markup is removed on write. */
+            /** @description Title of the post. */
             title: string;
             /**
              * Format: date-time
@@ -5047,19 +5047,19 @@ export interface components {
             custom_excerpt?: string | null;
             /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it under `update_mask` clears `custom_excerpt`. */
             excerpt?: string | null;
-            /** @description Alt text of the feature image. Plain text: markup is removed on write. */
+            /** @description Alt text of the feature image. */
             feature_image_alt?: string | null;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             feature_image_media_id?: string | null;
-            /** @description SEO meta description. Plain text: markup is removed on write. */
+            /** @description SEO meta description. */
             meta_description?: string | null;
-            /** @description SEO `<title>`; the title when absent. Plain text: markup is removed on write. */
+            /** @description SEO `<title>`; the title when absent. */
             meta_title?: string | null;
-            /** @description Open Graph description; the meta description when absent. Plain text: markup is removed on write. */
+            /** @description Open Graph description; the meta description when absent. */
             og_description?: string | null;
             /** @description Media item of the same website for Open Graph (else INVALID_ARGUMENT); the feature image when absent; cleared when the media item is deleted. */
             og_image_media_id?: string | null;
-            /** @description Open Graph title; the meta title when absent. Plain text: markup is removed on write. */
+            /** @description Open Graph title; the meta title when absent. */
             og_title?: string | null;
             /**
              * Format: date-time
@@ -5075,7 +5075,7 @@ export interface components {
             state?: "DRAFT" | "SCHEDULED" | "PUBLISHED" | null;
             /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
             tag_ids?: string[] | null;
-            /** @description Title of the post. Plain text: markup is removed on write. */
+            /** @description Title of the post. */
             title: string | null;
             /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
@@ -5139,19 +5139,19 @@ export interface components {
             etag?: string;
             /** @description `custom_excerpt` when set, else the start of `content` as text (about 300 characters, cut at a word, HTML entities kept). Writing it sets `custom_excerpt` (which wins when both are sent); sending back the excerpt the post shows now changes nothing, and clearing it under `update_mask` clears `custom_excerpt`. */
             excerpt?: string | null;
-            /** @description Alt text of the feature image. Plain text: markup is removed on write. */
+            /** @description Alt text of the feature image. */
             feature_image_alt?: string | null;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             feature_image_media_id?: string | null;
-            /** @description SEO meta description. Plain text: markup is removed on write. */
+            /** @description SEO meta description. */
             meta_description?: string | null;
-            /** @description SEO `<title>`; the title when absent. Plain text: markup is removed on write. */
+            /** @description SEO `<title>`; the title when absent. */
             meta_title?: string | null;
-            /** @description Open Graph description; the meta description when absent. Plain text: markup is removed on write. */
+            /** @description Open Graph description; the meta description when absent. */
             og_description?: string | null;
             /** @description Media item of the same website for Open Graph (else INVALID_ARGUMENT); the feature image when absent; cleared when the media item is deleted. */
             og_image_media_id?: string | null;
-            /** @description Open Graph title; the meta title when absent. Plain text: markup is removed on write. */
+            /** @description Open Graph title; the meta title when absent. */
             og_title?: string | null;
             /**
              * Format: date-time
@@ -5165,7 +5165,7 @@ export interface components {
             state?: "DRAFT" | "SCHEDULED" | "PUBLISHED" | null;
             /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
             tag_ids?: string[] | null;
-            /** @description Title of the post. Plain text: markup is removed on write. */
+            /** @description Title of the post. */
             title?: string | null;
             /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
@@ -5203,23 +5203,23 @@ export interface components {
             custom_excerpt?: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
-            /** @description Alt text of the feature image. Plain text: markup is removed on write. Shown in this view only while `feature_image_alt` is in `overridden`. */
+            /** @description Alt text of the feature image. Shown in this view only while `feature_image_alt` is in `overridden`. */
             feature_image_alt?: string;
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;
-            /** @description SEO meta description. Plain text: markup is removed on write. Shown in this view only while `meta_description` is in `overridden`. */
+            /** @description SEO meta description. Shown in this view only while `meta_description` is in `overridden`. */
             meta_description?: string;
-            /** @description SEO `<title>`; the title when absent. Plain text: markup is removed on write. Shown in this view only while `meta_title` is in `overridden`. */
+            /** @description SEO `<title>`; the title when absent. Shown in this view only while `meta_title` is in `overridden`. */
             meta_title?: string;
             /** @description Resource name; the identity. */
             readonly name: string;
-            /** @description Open Graph description; the meta description when absent. Plain text: markup is removed on write. Shown in this view only while `og_description` is in `overridden`. */
+            /** @description Open Graph description; the meta description when absent. Shown in this view only while `og_description` is in `overridden`. */
             og_description?: string;
-            /** @description Open Graph title; the meta title when absent. Plain text: markup is removed on write. Shown in this view only while `og_title` is in `overridden`. */
+            /** @description Open Graph title; the meta title when absent. Shown in this view only while `og_title` is in `overridden`. */
             og_title?: string;
             /** @description Names of the fields this view overrides (`title`, `custom_excerpt`, `content`, `feature_image_alt`, `meta_title`, `meta_description`, `og_title`, `og_description`); every other field shows the blog post's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
             overridden: string[];
-            /** @description Title of the post. Plain text: markup is removed on write. Shown in this view only while `title` is in `overridden`. */
+            /** @description Title of the post. Shown in this view only while `title` is in `overridden`. */
             title?: string;
             /**
              * Format: date-time
@@ -5235,19 +5235,19 @@ export interface components {
             custom_excerpt?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
-            /** @description Alt text of the feature image. Plain text: markup is removed on write. Shown in this view only while `feature_image_alt` is in `overridden`. */
+            /** @description Alt text of the feature image. Shown in this view only while `feature_image_alt` is in `overridden`. */
             feature_image_alt?: string | null;
-            /** @description SEO meta description. Plain text: markup is removed on write. Shown in this view only while `meta_description` is in `overridden`. */
+            /** @description SEO meta description. Shown in this view only while `meta_description` is in `overridden`. */
             meta_description?: string | null;
-            /** @description SEO `<title>`; the title when absent. Plain text: markup is removed on write. Shown in this view only while `meta_title` is in `overridden`. */
+            /** @description SEO `<title>`; the title when absent. Shown in this view only while `meta_title` is in `overridden`. */
             meta_title?: string | null;
-            /** @description Open Graph description; the meta description when absent. Plain text: markup is removed on write. Shown in this view only while `og_description` is in `overridden`. */
+            /** @description Open Graph description; the meta description when absent. Shown in this view only while `og_description` is in `overridden`. */
             og_description?: string | null;
-            /** @description Open Graph title; the meta title when absent. Plain text: markup is removed on write. Shown in this view only while `og_title` is in `overridden`. */
+            /** @description Open Graph title; the meta title when absent. Shown in this view only while `og_title` is in `overridden`. */
             og_title?: string | null;
             /** @description Names of the fields this view overrides (`title`, `custom_excerpt`, `content`, `feature_image_alt`, `meta_title`, `meta_description`, `og_title`, `og_description`); every other field shows the blog post's own value. Sending a field with a value adds its name, clearing it (null under `update_mask`) removes it; sending `overridden` itself sets the list as sent. A name removed from the list keeps its stored value, so adding the name back restores it. Every listed field must have a value. */
             overridden?: string[] | null;
-            /** @description Title of the post. Plain text: markup is removed on write. Shown in this view only while `title` is in `overridden`. */
+            /** @description Title of the post. Shown in this view only while `title` is in `overridden`. */
             title?: string | null;
         };
         /**
@@ -5269,9 +5269,9 @@ export interface components {
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description Description (plain text: markup is removed on write). */
+            /** @description Description (plain text). */
             description?: string;
-            /** @description Name of the tag. Plain text: markup is removed on write. */
+            /** @description Name of the tag. */
             display_name: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
@@ -5296,18 +5296,18 @@ export interface components {
          *     }
          */
         BlogTagCreate: {
-            /** @description Description (plain text: markup is removed on write). */
+            /** @description Description (plain text). */
             description?: string | null;
-            /** @description Name of the tag. Plain text: markup is removed on write. */
+            /** @description Name of the tag. */
             display_name: string | null;
             /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
         /** @description Fields of BlogTag to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         BlogTagUpdate: {
-            /** @description Description (plain text: markup is removed on write). */
+            /** @description Description (plain text). */
             description?: string | null;
-            /** @description Name of the tag. Plain text: markup is removed on write. */
+            /** @description Name of the tag. */
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
@@ -5333,9 +5333,9 @@ export interface components {
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description Description (plain text: markup is removed on write). Shown in this view only while `description` is in `overridden`. */
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
             description?: string;
-            /** @description Name of the tag. Plain text: markup is removed on write. Shown in this view only while `display_name` is in `overridden`. */
+            /** @description Name of the tag. Shown in this view only while `display_name` is in `overridden`. */
             display_name?: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
@@ -5353,9 +5353,9 @@ export interface components {
         };
         /** @description Fields of BlogTagView to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         BlogTagViewUpdate: {
-            /** @description Description (plain text: markup is removed on write). Shown in this view only while `description` is in `overridden`. */
+            /** @description Description (plain text). Shown in this view only while `description` is in `overridden`. */
             description?: string | null;
-            /** @description Name of the tag. Plain text: markup is removed on write. Shown in this view only while `display_name` is in `overridden`. */
+            /** @description Name of the tag. Shown in this view only while `display_name` is in `overridden`. */
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
