@@ -4,13 +4,13 @@ import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.j
 import type { PageResolver } from '../cms/resolve.js';
 import { isMember } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
-import { prepareNamed, slugField } from './blog-category.resource.js';
+import { deriveUrlKey, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Fields of an author a view overlay may replace. */
 export const AUTHOR_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  display_name: { type: 'string', description: 'Name shown with the posts. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Ada Baker' },
-  bio: { type: 'string', description: 'Short biography (plain text: markup is removed on write).', maxLength: 5000, trim: true },
+  display_name: { type: 'string', description: 'Name shown with the posts.', maxLength: 255, trim: true, notBlank: true, example: 'Ada Baker' },
+  bio: { type: 'string', description: 'Short biography (plain text).', maxLength: 5000, trim: true },
 };
 
 /** Blog authors: bylines of posts, optionally a platform user. Deleting one removes it from every post. */
@@ -48,11 +48,11 @@ export function blogAuthorResource(deps: { dialect: SqlDialect; resolver: PageRe
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        await prepareNamed(ctx, deps.dialect, 'blog_authors', AUTHOR_CONTENT_FIELDS, row);
+        await deriveUrlKey(ctx, deps.dialect, 'blog_authors', row);
         if (row.user_id && !(await isMember(ctx.trx, row.account_id, row.user_id))) throw InvalidArgument.field('user_id', `${row.user_id} is not a member of this account`);
       },
       async beforeUpdate(ctx, next, previous) {
-        await prepareNamed(ctx, deps.dialect, 'blog_authors', AUTHOR_CONTENT_FIELDS, next, previous);
+        await deriveUrlKey(ctx, deps.dialect, 'blog_authors', next, previous);
         if (next.user_id && next.user_id !== previous.user_id && !(await isMember(ctx.trx, next.account_id, next.user_id))) {
           throw InvalidArgument.field('user_id', `${next.user_id} is not a member of this account`);
         }

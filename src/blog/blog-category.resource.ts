@@ -7,8 +7,7 @@ import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
 import { slugOf } from '../cms/cms.service.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds, urlKeyTaken } from './blog.repo.js';
-import { BLOG_RIGHTS, freeDerivedKey, notBlankOf, plainTextOf } from './blog.shared.js';
-import { stripMarkupFields } from '../cms/content-html.js';
+import { BLOG_RIGHTS, freeDerivedKey } from './blog.shared.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Deepest category level (root 0). */
@@ -17,15 +16,6 @@ export const MAX_CATEGORY_LEVEL = 7;
 export const MAX_SET_POSTS = 1000;
 
 const treeOf = (row: Row): TreeSpec => ({ table: 'blog_categories', scope: { website_id: row.website_id }, maxLevel: MAX_CATEGORY_LEVEL });
-
-/**
- * A category's, tag's or author's plain-text fields stripped of markup (those written), then its url_key.
- */
-export async function prepareNamed(ctx: WriteContext, dialect: SqlDialect, table: string, fields: Record<string, FieldDecl>, row: Row, previous?: Row): Promise<void> {
-  const plain = plainTextOf(fields);
-  stripMarkupFields(row, previous ? plain.filter((f) => ctx.updatedPaths.includes(f)) : plain, notBlankOf(fields));
-  await deriveUrlKey(ctx, dialect, table, row, previous);
-}
 
 /**
  * A category's, tag's or author's url_key: when absent, from the display name, suffixed while taken.
@@ -56,10 +46,10 @@ export const slugField = (what: string, example: string): FieldDecl => ({
 
 /** Fields of a category a view overlay may replace. */
 export const CATEGORY_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  display_name: { type: 'string', description: 'Name of the category. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Recipes' },
-  description: { type: 'string', description: 'Description (plain text: markup is removed on write).', maxLength: 5000, trim: true },
-  meta_title: { type: 'string', description: 'SEO `<title>` of the category page; the display name when absent. Plain text: markup is removed on write.', maxLength: 255, trim: true },
-  meta_description: { type: 'string', description: 'SEO meta description of the category page. Plain text: markup is removed on write.', maxLength: 1024, trim: true },
+  display_name: { type: 'string', description: 'Name of the category.', maxLength: 255, trim: true, notBlank: true, example: 'Recipes' },
+  description: { type: 'string', description: 'Description (plain text).', maxLength: 5000, trim: true },
+  meta_title: { type: 'string', description: 'SEO `<title>` of the category page; the display name when absent.', maxLength: 255, trim: true },
+  meta_description: { type: 'string', description: 'SEO meta description of the category page.', maxLength: 1024, trim: true },
 };
 
 /**
@@ -101,11 +91,11 @@ export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: Page
     rights: BLOG_RIGHTS,
     hooks: {
       async beforeCreate(ctx, row) {
-        await prepareNamed(ctx, dialect, 'blog_categories', CATEGORY_CONTENT_FIELDS, row);
+        await deriveUrlKey(ctx, dialect, 'blog_categories', row);
         await placeNewInTree(ctx.trx, treeOf(row), row);
       },
       async beforeUpdate(ctx, next, previous) {
-        await prepareNamed(ctx, dialect, 'blog_categories', CATEGORY_CONTENT_FIELDS, next, previous);
+        await deriveUrlKey(ctx, dialect, 'blog_categories', next, previous);
       },
       async beforeDelete(ctx, row, force) {
         if (!force) {

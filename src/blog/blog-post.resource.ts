@@ -4,10 +4,10 @@ import type { Operations } from '../platform/jobs/operations.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { checkUrlKeyFree, slugOf, visibleViewIdsField } from '../cms/cms.service.js';
 import { MAX_CONTENT_LENGTH, URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
-import { sanitizeFields, stripMarkupFields } from '../cms/content-html.js';
+import { sanitizeFields } from '../cms/content-html.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { AUTHOR_LINKS, CATEGORY_LINKS, insertRevision, LINKS, linkHas, TAG_LINKS, writeLinks, type LinkSpec } from './blog.repo.js';
-import { BLOG_RIGHTS, deriveExcerpt, freeDerivedKey, notBlankOf, plainTextOf, resolvedSchema } from './blog.shared.js';
+import { BLOG_RIGHTS, deriveExcerpt, freeDerivedKey, resolvedSchema } from './blog.shared.js';
 
 /** Operation type of a scheduled publish. */
 export const PUBLISH_SCHEDULED_POST = 'PUBLISH_SCHEDULED_BLOG_POST';
@@ -19,7 +19,7 @@ const HTTP_URL_PATTERN = '^https?://[^\\s]+$';
 
 /** Fields of a post a view overlay may replace. */
 export const POST_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  title: { type: 'string', description: 'Title of the post. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Our new sourdough' },
+  title: { type: 'string', description: 'Title of the post.', maxLength: 255, trim: true, notBlank: true, example: 'Our new sourdough' },
   custom_excerpt: {
     type: 'string',
     description: 'Hand-written excerpt (rich text, sanitised with the same allow-list as `content`); when absent `excerpt` is derived from `content`.',
@@ -34,15 +34,13 @@ export const POST_CONTENT_FIELDS: Record<string, FieldDecl> = {
     maxLength: MAX_CONTENT_LENGTH,
     example: '<p>We bake it every morning.</p>',
   },
-  feature_image_alt: { type: 'string', description: 'Alt text of the feature image. Plain text: markup is removed on write.', maxLength: 500, trim: true },
-  meta_title: { type: 'string', description: 'SEO `<title>`; the title when absent. Plain text: markup is removed on write.', maxLength: 255, trim: true },
-  meta_description: { type: 'string', description: 'SEO meta description. Plain text: markup is removed on write.', maxLength: 1024, trim: true },
-  og_title: { type: 'string', description: 'Open Graph title; the meta title when absent. Plain text: markup is removed on write.', maxLength: 255, trim: true },
-  og_description: { type: 'string', description: 'Open Graph description; the meta description when absent. Plain text: markup is removed on write.', maxLength: 1024, trim: true },
+  feature_image_alt: { type: 'string', description: 'Alt text of the feature image.', maxLength: 500, trim: true },
+  meta_title: { type: 'string', description: 'SEO `<title>`; the title when absent.', maxLength: 255, trim: true },
+  meta_description: { type: 'string', description: 'SEO meta description.', maxLength: 1024, trim: true },
+  og_title: { type: 'string', description: 'Open Graph title; the meta title when absent.', maxLength: 255, trim: true },
+  og_description: { type: 'string', description: 'Open Graph description; the meta description when absent.', maxLength: 1024, trim: true },
 };
-export const RICH_TEXT = ['content', 'custom_excerpt'] as const;
-/** Title, alt text and SEO texts: plain text, stripped of markup on write. */
-const PLAIN_TEXT = plainTextOf(POST_CONTENT_FIELDS, RICH_TEXT);
+const RICH_TEXT = ['content', 'custom_excerpt'] as const;
 
 /** What a revision keeps: everything an editor writes except the publishing state. */
 export const REVISION_FIELDS = [
@@ -162,7 +160,6 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
 
   const prepareRow = async (ctx: WriteContext, row: Row, previous: Row | undefined) => {
     sanitizeFields(row, previous ? RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : RICH_TEXT);
-    stripMarkupFields(row, previous ? PLAIN_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : PLAIN_TEXT, notBlankOf(POST_CONTENT_FIELDS));
     takeExcerpt(ctx, row, previous);
     if (!row.url_key) {
       // Derived: the first free of `slug`, `slug-2`, … in the post's view scope.

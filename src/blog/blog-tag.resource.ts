@@ -2,13 +2,13 @@ import type { SqlDialect } from '../platform/db/database.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
 import type { PageResolver } from '../cms/resolve.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
-import { prepareNamed, slugField } from './blog-category.resource.js';
+import { deriveUrlKey, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
 /** Fields of a tag a view overlay may replace. */
 export const TAG_CONTENT_FIELDS: Record<string, FieldDecl> = {
-  display_name: { type: 'string', description: 'Name of the tag. Plain text: markup is removed on write.', maxLength: 255, trim: true, notBlank: true, example: 'Sourdough' },
-  description: { type: 'string', description: 'Description (plain text: markup is removed on write).', maxLength: 5000, trim: true },
+  display_name: { type: 'string', description: 'Name of the tag.', maxLength: 255, trim: true, notBlank: true, example: 'Sourdough' },
+  description: { type: 'string', description: 'Description (plain text).', maxLength: 5000, trim: true },
 };
 
 /** Blog tags: flat labels of posts. Deleting one removes it from every post in the same transaction. */
@@ -33,8 +33,8 @@ export function blogTagResource(deps: { dialect: SqlDialect; resolver: PageResol
     options: { clientId: true, validateOnly: true },
     rights: BLOG_RIGHTS,
     hooks: {
-      beforeCreate: (ctx, row) => prepareNamed(ctx, deps.dialect, 'blog_tags', TAG_CONTENT_FIELDS, row),
-      beforeUpdate: (ctx, next, previous) => prepareNamed(ctx, deps.dialect, 'blog_tags', TAG_CONTENT_FIELDS, next, previous),
+      beforeCreate: (ctx, row) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', row),
+      beforeUpdate: (ctx, next, previous) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', next, previous),
     },
     customMethods: [resolveMethod('tag', 'BlogTag', deps.resolver, ['display_name', 'description', 'url_key'], Object.keys(TAG_CONTENT_FIELDS))],
   };

@@ -23,7 +23,7 @@ import {
   TAG_LINKS,
   type LinkSpec,
 } from './blog.repo.js';
-import { BLOG_RIGHTS, plainTextOf } from './blog.shared.js';
+import { BLOG_RIGHTS } from './blog.shared.js';
 
 /** Wait before a scheduled publish that failed on the database is tried again. */
 const PUBLISH_RETRY_MS = 5_000;
@@ -81,7 +81,6 @@ export const blogArea: Area = {
           noun: o.noun,
           fields: o.fields,
           richText: o.richText,
-          plainText: plainTextOf(o.fields, o.richText),
           dialect,
           rights: BLOG_RIGHTS,
         }),

@@ -1,5 +1,4 @@
 import { read, write } from '../platform/auth/rights.js';
-import type { FieldDecl } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
 import { fieldSourcesSchema } from '../cms/view-overlays.js';
 import { AlreadyExists } from '../platform/errors.js';
@@ -9,14 +8,6 @@ import { AlreadyExists } from '../platform/errors.js';
  * so whoever reads or writes the website reads or writes the blog), like every content area.
  */
 export const BLOG_RIGHTS = { read: read('website.blog'), write: write('website.blog') };
-
-/**
- * The plain-text fields among a resource's overridable ones (all but its rich text): titles, names,
- * descriptions and SEO texts, stripped of markup on write (base rows and overlays alike).
- */
-export const plainTextOf = (fields: Record<string, FieldDecl>, richText: readonly string[] = []) => Object.keys(fields).filter((f) => !richText.includes(f));
-/** Those that must not end up blank once stripped. */
-export const notBlankOf = (fields: Record<string, FieldDecl>) => Object.keys(fields).filter((f) => fields[f].notBlank);
 
 /** Characters of an excerpt derived from the content. */
 export const DERIVED_EXCERPT_LENGTH = 300;

@@ -1,5 +1,4 @@
 import sanitizeHtml from 'sanitize-html';
-import { InvalidArgument } from '../platform/errors.js';
 
 /**
  * Rich-text HTML of pages and blocks, sanitised on write with an explicit allow-list, so stored
@@ -66,35 +65,4 @@ export function sanitizeContent(html: string | null | undefined): string | null 
 /** Fields of a row holding rich text, sanitised in place before the row is stored. */
 export function sanitizeFields(row: Record<string, any>, fields: readonly string[]): void {
   for (const field of fields) if (typeof row[field] === 'string') row[field] = sanitizeContent(row[field]);
-}
-
-/** A tag, comment, doctype or processing instruction (an unclosed one up to the next `<` or the end). */
-const MARKUP = /<!--[\s\S]*?(?:-->|$)|<[/!?]?[a-zA-Z][^<>]*>?|<![^<>]*>?/g;
-
-/**
- * Plain text with anything that looks like markup removed (WordPress's `sanitize_text_field` for
- * titles and SEO texts): `<script>x</script>` keeps `x`, while text such as `a < b` or `Fish & Chips`
- * stays as written (nothing is entity-encoded, so a renderer that escapes shows it as typed).
- * Repeated until stable, so `<scr<script>ipt>` cannot reassemble a tag.
- */
-export function stripMarkup(text: string): string {
-  let previous: string;
-  let current = text;
-  do {
-    previous = current;
-    current = current.replace(MARKUP, '');
-  } while (current !== previous);
-  return current.trim();
-}
-
-/**
- * Fields of a row holding plain text, stripped of markup in place before the row is stored; one of
- * `notBlank` left empty (it was nothing but markup) is INVALID_ARGUMENT naming it.
- */
-export function stripMarkupFields(row: Record<string, any>, fields: readonly string[], notBlank: readonly string[] = []): void {
-  for (const field of fields) {
-    if (typeof row[field] !== 'string') continue;
-    row[field] = stripMarkup(row[field]);
-    if (row[field] === '' && notBlank.includes(field)) throw InvalidArgument.field(field, 'must not be blank (markup is removed from plain text)');
-  }
 }

@@ -3,7 +3,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { checkOverlaidView } from './cms.service.js';
-import { sanitizeFields, stripMarkupFields } from './content-html.js';
+import { sanitizeFields } from './content-html.js';
 
 export interface OverlaySpec {
   /** e.g. `CmsPageView`. */
@@ -19,8 +19,6 @@ export interface OverlaySpec {
   fields: Record<string, FieldDecl>;
   /** Which of them hold rich-text HTML (sanitised on write). */
   richText: readonly string[];
-  /** Which of them hold plain text stripped of markup on write (the blog's titles and SEO texts); default none. */
-  plainText?: readonly string[];
   dialect: SqlDialect;
   /** Rights of the overlays (default: those of pages, `website.content`). */
   rights?: ResourceDecl['rights'];
@@ -94,12 +92,10 @@ export function overlayResource(spec: OverlaySpec): ResourceDecl {
       async beforeCreate(ctx: WriteContext, row: Row) {
         await checkOverlaidView(ctx, row.website_id, row.id);
         sanitizeFields(row, spec.richText);
-        stripMarkupFields(row, spec.plainText ?? [], names.filter((f) => spec.fields[f].notBlank));
         settleOverridden(row, Object.keys(ctx.input), ctx.input.overridden, []);
       },
       beforeUpdate(ctx: WriteContext, next: Row, previous: Row) {
         sanitizeFields(next, spec.richText.filter((f) => ctx.updatedPaths.includes(f)));
-        stripMarkupFields(next, (spec.plainText ?? []).filter((f) => ctx.updatedPaths.includes(f)), names.filter((f) => spec.fields[f].notBlank));
         const sent = ctx.updatedPaths.includes('overridden') ? (ctx.input.overridden ?? []) : undefined;
         settleOverridden(next, ctx.updatedPaths, sent, dialect.readJson<string[]>(previous.overridden) ?? []);
       },
