@@ -2,11 +2,10 @@
  * Outside check of issue 12 (users and access): rules the area's other test files left uncovered,
  * hostile input and other tenants' ids on every route of the area, concurrency, and secrets.
  */
-import { Writable } from 'node:stream';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type Platform } from '../../src/app.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { logSink, startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { addMember } from '../support/access.js';
 import { eventually } from '../support/fixtures-auth.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
@@ -19,20 +18,15 @@ let alice: TestUser;
 let eve: TestUser;
 
 /** Every log line of the app (level info: each request). */
-const logLines: string[] = [];
-const logStream = new Writable({
-  write(chunk, _encoding, done) {
-    logLines.push(...String(chunk).split('\n').filter(Boolean));
-    done();
-  },
-});
+const logs = logSink();
+const logLines = logs.lines;
 /** Every response body the tests received, and every one-time token read out of a mail. */
 const bodies: string[] = [];
 const tokensSeen: string[] = [];
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logStream } as never });
+  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logs.stream } as never });
   [alice, eve] = await Promise.all([t.signUp(), t.signUp()]);
 });
 afterAll(async () => {

@@ -1,7 +1,6 @@
 /** Invitations (issue 12, point 5): create sends a mail with a one-time link; accept, revoke, resend; tokens single use; limits. */
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { logSink, startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { eventually } from '../support/fixtures-auth.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, idsOf, list } from '../support/fixtures.js';
@@ -14,19 +13,14 @@ let alice: TestUser;
 let eve: TestUser;
 
 /** Every log line of the app (level info: each request), to show no token or password is ever logged. */
-const logLines: string[] = [];
-const logStream = new Writable({
-  write(chunk, _encoding, done) {
-    logLines.push(...String(chunk).split('\n').filter(Boolean));
-    done();
-  },
-});
+const logs = logSink();
+const logLines = logs.lines;
 /** Every invitation token the tests received by mail. */
 const tokensSeen: string[] = [];
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logStream } as never });
+  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logs.stream } as never });
   [alice, eve] = await Promise.all([t.signUp(), t.signUp()]);
 });
 afterAll(async () => {

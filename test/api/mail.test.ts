@@ -2,12 +2,11 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
 import pino from 'pino';
 import type { Kysely } from 'kysely';
-import { startTestApp, type TestApp } from '../support/app.js';
+import { logSink, startTestApp, type TestApp } from '../support/app.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { eventually, sleep } from '../support/fixtures-auth.js';
 import { createMailer, type MailMessage } from '../../src/platform/mail/mailer.js';
@@ -40,16 +39,6 @@ async function enqueueCommitted(t: TestApp, message: MailMessage): Promise<strin
 
 const row = (db: Kysely<any>, id: string) => db.selectFrom('mail_messages').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-function logSink() {
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(...String(chunk).split('\n').filter(Boolean));
-      done();
-    },
-  });
-  return { lines, stream };
-}
 
 describe('outgoing mail over SMTP', () => {
   let smtp: TestSmtp;

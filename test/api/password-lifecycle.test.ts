@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { logSink, startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { startSmtp, type TestSmtp } from '../support/smtp.js';
 import { expectError, expectRateLimited } from '../support/fixtures-auth.js';
 import { RESETS_PER_ADDRESS, RESETS_PER_EMAIL } from '../../src/users/user.service.js';
@@ -11,13 +10,8 @@ const REQUEST_RESET = `${API}/users:request_password_reset`;
 const RESET = `${API}/users:reset_password`;
 const CONFIRM_EMAIL = `${API}/users:confirm_email`;
 
-const logLines: string[] = [];
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    logLines.push(...String(chunk).split('\n').filter(Boolean));
-    done();
-  },
-});
+const logs = logSink();
+const logLines = logs.lines;
 
 let smtp: TestSmtp;
 let t: TestApp;
@@ -27,7 +21,7 @@ const nextAddress = () => `10.1.${Math.floor(++addressCounter / 250)}.${addressC
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, ADMIN_BASE_URL: 'https://admin.example.com' }, { logger: { level: 'info', stream: sink } });
+  t = await startTestApp({ SMTP_URL: smtp.url, ADMIN_BASE_URL: 'https://admin.example.com' }, { logger: { level: 'info', stream: logs.stream } });
 });
 afterAll(async () => {
   await t?.close();

@@ -7,6 +7,7 @@
  *   const res = await t.request('GET', `/tenant-api/v1/websites/${alice.websiteId}`, { token: alice.token });
  */
 import { randomUUID } from 'node:crypto';
+import { Writable } from 'node:stream';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp, type Platform } from '../../src/app.js';
@@ -139,4 +140,19 @@ export async function startTestApp(
       await fresh.cleanup();
     },
   };
+}
+
+/**
+ * A log destination that keeps every line the app writes (pass `stream` as the logger's stream), so
+ * a test can show what was logged — and that no token or password ever was.
+ */
+export function logSink(): { lines: string[]; stream: Writable } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, stream };
 }
