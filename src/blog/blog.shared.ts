@@ -1,6 +1,6 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
-import { fieldSourcesSchema } from '../cms/view-overlays.js';
+import { fieldSourcesSchema, overriddenFieldsSchema } from '../cms/view-overlays.js';
 import { AlreadyExists } from '../platform/errors.js';
 
 /**
@@ -55,12 +55,7 @@ export function resolvedSchema(title: string, description: string, fields: Recor
     name: text('The resource read.'),
     id: text('Its id.'),
     view_id: text('The view read as (the default view when none was named).'),
-    overridden_fields: {
-      type: 'array',
-      maxItems: 100,
-      items: { type: 'string', maxLength: 64 },
-      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`).",
-    },
+    overridden_fields: overriddenFieldsSchema(),
     field_sources: fieldSourcesSchema(overridable),
     is_visible: { type: 'boolean', description: 'Whether the site shows it in this view.' },
     update_time: { type: 'string', format: 'date-time', maxLength: 40, description: 'Latest change of the resource or overlay shown.' },

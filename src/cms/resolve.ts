@@ -4,7 +4,7 @@ import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
-import { createViewOverlayReader, fieldSourcesSchema, preparedQuery, querySlot as slot } from './view-overlays.js';
+import { createViewOverlayReader, fieldSourcesSchema, overriddenFieldsSchema, preparedQuery, querySlot as slot } from './view-overlays.js';
 
 /** Reads a page or block as one view (and, for pages, one customer group) sees it. */
 export interface PageResolver {
@@ -41,12 +41,7 @@ export const resolvedPageSchema: JsonSchema = {
     customer_group_id: text('The customer group read as: the one named, or for a `customer_id` the group whose version won.'),
     customer_id: text('The customer read as, when one was named.'),
     cms_page_group_id: text('The customer-group version that won, when one did.'),
-    overridden_fields: {
-      type: 'array',
-      maxItems: 100,
-      items: { type: 'string', maxLength: 64 },
-      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`); not those a customer-group version replaced.",
-    },
+    overridden_fields: overriddenFieldsSchema('; not those a customer-group version replaced'),
     field_sources: fieldSourcesSchema(['title', 'content_heading', 'content', 'meta_title', 'meta_description', 'meta_keywords']),
     is_visible: { type: 'boolean', description: 'Whether the site serves the page in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks).' },
     title: text('Title.'),
@@ -72,12 +67,7 @@ export const resolvedBlockSchema: JsonSchema = {
     name: text('The block, `websites/{w}/cms_blocks/{b}`.'),
     id: text('Id of the block.'),
     view_id: text('The view read as (the default view when none was named).'),
-    overridden_fields: {
-      type: 'array',
-      maxItems: 100,
-      items: { type: 'string', maxLength: 64 },
-      description: "Fields taken from a view overlay: the view's own, or along its fallback chain (see `field_sources`).",
-    },
+    overridden_fields: overriddenFieldsSchema(),
     field_sources: fieldSourcesSchema(['title', 'content']),
     is_visible: { type: 'boolean', description: 'Whether the site shows the block in this view (`is_active` and `visible_view_ids`, decided by the view read as, never by its fallbacks).' },
     identifier: text('Stable handle.'),

@@ -151,6 +151,16 @@ export function createViewOverlayReader(database: Database, spec: OverlaidResour
   };
 }
 
+/** `overridden_fields` of a resolved answer (`note` adds what a resource's answer also leaves out). */
+export function overriddenFieldsSchema(note = ''): JsonSchema {
+  return {
+    type: 'array',
+    maxItems: 100,
+    items: { type: 'string', maxLength: 64 },
+    description: `Fields taken from a view overlay: the view's own, or along its fallback chain (see \`field_sources\`)${note}.`,
+  };
+}
+
 /** `field_sources` of a resolved answer: each overridable field, when an overlay supplied it. */
 export function fieldSourcesSchema(fields: readonly string[]): JsonSchema {
   return {
