@@ -1,3 +1,4 @@
+import { transliterate } from 'transliteration';
 import type { Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { AlreadyExists, NotFound } from '../platform/errors.js';
@@ -49,9 +50,13 @@ export async function checkUrlKeyFree(ctx: WriteContext, dialect: SqlDialect, ro
   }
 }
 
-/** `About us & more!` → `about-us-more`: the url_key a page gets from its title when none is sent. */
+/**
+ * `About us & more!` → `about-us-more`: the url_key a page (or blog post, category, ...) gets from its
+ * title when none is sent. Other scripts are transliterated first (`Привет мир` → `privet-mir`,
+ * `你好世界` → `ni-hao-shi-jie`, `Straße` → `strasse`), so a title in any language yields a readable key.
+ */
 export function slugOf(title: string): string {
-  const slug = title
+  const slug = transliterate(title)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()

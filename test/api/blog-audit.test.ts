@@ -73,6 +73,12 @@ describe('blog posts: url_key', () => {
     expect(error.message).toContain('url_key');
   });
 
+  it('url_key derived from a title in another script is transliterated, not a placeholder', async () => {
+    expect(expectStatus(await post({ title: 'Привет мир' }), 201).url_key).toBe('privet-mir');
+    expect(expectStatus(await post({ title: '你好世界' }), 201).url_key).toBe('ni-hao-shi-jie');
+    expect(expectStatus(await post({ title: 'Große Straße' }), 201).url_key).toBe('grosse-strasse');
+  });
+
   it('url_key cleared on Update is derived from the title again', async () => {
     const p = expectStatus(await post({ title: 'Cleared key', url_key: 'custom-cleared' }), 201);
     const cleared = expectStatus(await patch(`${p.name}?update_mask=url_key`, {}), 200);

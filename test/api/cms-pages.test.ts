@@ -83,6 +83,8 @@ describe('create and read', () => {
   it('defaults: is_active true, visible_view_ids empty (every view), url_key from the title', async () => {
     const page = expectStatus(await post(pagesUrl, { title: 'Über Café & Bar!' }), 201);
     expect(page).toMatchObject({ is_active: true, visible_view_ids: [], url_key: 'uber-cafe-bar', meta_robots: 'INDEX_FOLLOW' });
+    // Other scripts are transliterated, so the key stays readable.
+    expect(expectStatus(await post(pagesUrl, { title: 'Ελληνικά νέα' }), 201).url_key).toBe('ellinika-nea');
   });
 
   it('title is required and not blank; bad url_key, unknown fields and oversize values name the field', async () => {
