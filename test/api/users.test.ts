@@ -166,6 +166,17 @@ describe('sessions', () => {
     expect((await getMe(await signIn(user))).statusCode).toBe(200);
   });
 
+  it('an ended session is 401 UNAUTHENTICATED on every tenant route, before NOT_FOUND or PERMISSION_DENIED would be decided', async () => {
+    // The access check runs while the session is read; the session still decides first.
+    const [user, stranger] = await Promise.all([t.signUpProvisioned(), t.signUpProvisioned()]);
+    const token = await signIn(user);
+    expect((await t.request('GET', `${API}/websites/${user.websiteId}`, { token })).statusCode).toBe(200);
+    expect((await t.request('POST', `${API}/users:sign_out_everywhere`, { token })).statusCode).toBe(200);
+    for (const url of [`${API}/websites/${user.websiteId}`, `${API}/websites/${stranger.websiteId}`, `${API}/websites/no%20such%20id`, `${API}/accounts/${stranger.accountId}/members`]) {
+      expectError(await t.request('GET', url, { token }), 401, 'UNAUTHENTICATED');
+    }
+  });
+
   it("change_password ends the other sessions at once on another process too, and keeps the caller's there", async () => {
     const user = await t.signUp();
     const other = await signIn(user);
