@@ -5,34 +5,29 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type Platform } from '../../src/app.js';
-import { logSink, startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
 import { addMember } from '../support/access.js';
 import { eventually } from '../support/fixtures-auth.js';
-import { startSmtp, type TestSmtp } from '../support/smtp.js';
+import { startMailingApp, type MailingApp, type TestSmtp } from '../support/smtp.js';
 import { API, createWebsite, expectError, expectInvalid, expectStatus, list, violations, type Response } from '../support/fixtures.js';
 
 const RATE_LIMIT = 3;
+let mailing: MailingApp;
 let smtp: TestSmtp;
 let t: TestApp;
+let logLines: string[];
 let alice: TestUser;
 let eve: TestUser;
 
-/** Every log line of the app (level info: each request). */
-const logs = logSink();
-const logLines = logs.lines;
 /** Every response body the tests received, and every one-time token read out of a mail. */
 const bodies: string[] = [];
 const tokensSeen: string[] = [];
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logs.stream } as never });
+  ({ t, smtp, logLines } = mailing = await startMailingApp({ INVITATION_RATE_LIMIT: String(RATE_LIMIT) }));
   [alice, eve] = await Promise.all([t.signUp(), t.signUp()]);
 });
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => mailing?.close());
 
 async function call(method: string, url: string, token?: string, body?: unknown): Promise<Response> {
   const res = await t.request(method, url, { token, body });

@@ -1,32 +1,27 @@
 /** Invitations (issue 12, point 5): create sends a mail with a one-time link; accept, revoke, resend; tokens single use; limits. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSink, startTestApp, type TestApp, type TestUser } from '../support/app.js';
-import { startSmtp, type TestSmtp } from '../support/smtp.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startMailingApp, type MailingApp, type TestSmtp } from '../support/smtp.js';
 import { eventually } from '../support/fixtures-auth.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, idsOf, list } from '../support/fixtures.js';
 import { addMember } from '../support/access.js';
 
 const RATE_LIMIT = 30;
+let mailing: MailingApp;
 let smtp: TestSmtp;
 let t: TestApp;
+let logLines: string[];
 let alice: TestUser;
 let eve: TestUser;
 
-/** Every log line of the app (level info: each request), to show no token or password is ever logged. */
-const logs = logSink();
-const logLines = logs.lines;
 /** Every invitation token the tests received by mail. */
 const tokensSeen: string[] = [];
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, INVITATION_RATE_LIMIT: String(RATE_LIMIT) }, { logger: { level: 'info', stream: logs.stream } as never });
+  ({ t, smtp, logLines } = mailing = await startMailingApp({ INVITATION_RATE_LIMIT: String(RATE_LIMIT) }));
   [alice, eve] = await Promise.all([t.signUp(), t.signUp()]);
 });
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => mailing?.close());
 
 let counter = 0;
 const address = () => `invitee-${Date.now().toString(36)}-${++counter}@example.com`;

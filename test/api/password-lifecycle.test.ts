@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logSink, startTestApp, type TestApp, type TestUser } from '../support/app.js';
-import { startSmtp, type TestSmtp } from '../support/smtp.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startMailingApp, type MailingApp, type TestSmtp } from '../support/smtp.js';
 import { expectError, expectRateLimited } from '../support/fixtures-auth.js';
 import { RESETS_PER_ADDRESS, RESETS_PER_EMAIL } from '../../src/users/user.service.js';
 
@@ -10,23 +10,18 @@ const REQUEST_RESET = `${API}/users:request_password_reset`;
 const RESET = `${API}/users:reset_password`;
 const CONFIRM_EMAIL = `${API}/users:confirm_email`;
 
-const logs = logSink();
-const logLines = logs.lines;
-
+let mailing: MailingApp;
 let smtp: TestSmtp;
 let t: TestApp;
+let logLines: string[];
 let addressCounter = 0;
 /** Each test asks from a client address of its own, so the per-address reset limit is its own too. */
 const nextAddress = () => `10.1.${Math.floor(++addressCounter / 250)}.${addressCounter % 250}`;
 
 beforeAll(async () => {
-  smtp = await startSmtp();
-  t = await startTestApp({ SMTP_URL: smtp.url, ADMIN_BASE_URL: 'https://admin.example.com' }, { logger: { level: 'info', stream: logs.stream } });
+  ({ t, smtp, logLines } = mailing = await startMailingApp({ ADMIN_BASE_URL: 'https://admin.example.com' }));
 });
-afterAll(async () => {
-  await t?.close();
-  await smtp?.close();
-});
+afterAll(() => mailing?.close());
 
 function post(url: string, body: unknown, opts: { token?: string; address?: string; headers?: Record<string, string> } = {}) {
   return t.app.inject({

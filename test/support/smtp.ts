@@ -11,6 +11,7 @@
  */
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { logSink, startTestApp, type TestApp } from './app.js';
 
 export interface ReceivedMail {
   /** RCPT TO addresses (lower case). */
@@ -138,4 +139,29 @@ export async function startSmtp(opts: { starttls?: boolean; port?: number } = {}
     },
   };
   return smtp;
+}
+
+/** A test app that mails through its own loopback SMTP server and keeps every log line it writes. */
+export interface MailingApp {
+  t: TestApp;
+  smtp: TestSmtp;
+  /** Every log line (level info: each request), to show no token or password is ever logged. */
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+/** What the mail flows (invitations, password reset, email change) test against: `env` adds to `SMTP_URL`. */
+export async function startMailingApp(env: Record<string, string> = {}): Promise<MailingApp> {
+  const smtp = await startSmtp();
+  const logs = logSink();
+  const t = await startTestApp({ SMTP_URL: smtp.url, ...env }, { logger: { level: 'info', stream: logs.stream } as never });
+  return {
+    t,
+    smtp,
+    logLines: logs.lines,
+    async close() {
+      await t.close();
+      await smtp.close();
+    },
+  };
 }
