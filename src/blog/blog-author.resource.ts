@@ -52,7 +52,7 @@ export function blogAuthorResource(deps: { dialect: SqlDialect; resolver: PageRe
         if (row.user_id && !(await isMember(ctx.trx, row.account_id, row.user_id))) throw InvalidArgument.field('user_id', `${row.user_id} is not a member of this account`);
       },
       async beforeUpdate(ctx, next, previous) {
-        await deriveUrlKey(ctx, deps.dialect, 'blog_authors', next, previous);
+        await deriveUrlKey(ctx, deps.dialect, 'blog_authors', next);
         if (next.user_id && next.user_id !== previous.user_id && !(await isMember(ctx.trx, next.account_id, next.user_id))) {
           throw InvalidArgument.field('user_id', `${next.user_id} is not a member of this account`);
         }

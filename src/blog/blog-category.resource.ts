@@ -1,7 +1,7 @@
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import type { ResourceService } from '../platform/resource/engine.js';
+import { uniqueKeyLock, type ResourceService } from '../platform/resource/engine.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
 import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
 import { slugOf } from '../cms/cms.service.js';
@@ -18,18 +18,17 @@ export const MAX_SET_POSTS = 1000;
 const treeOf = (row: Row): TreeSpec => ({ table: 'blog_categories', scope: { website_id: row.website_id }, maxLevel: MAX_CATEGORY_LEVEL });
 
 /**
- * A category's, tag's or author's url_key: when absent, from the display name, suffixed while taken.
- * Each key is locked for the transaction before it is checked (as pages' are), so two concurrent
- * writes of one key meet in the check (ALREADY_EXISTS naming url_key, or the next suffix) rather than
- * in the unique index.
+ * A category's, tag's or author's url_key when absent: from the display name, suffixed while taken.
+ * Each candidate is locked under the engine's `uniqueInParent` key before it is checked, so two
+ * concurrent writes get different suffixes; a key the client sent is the engine's check alone
+ * (ALREADY_EXISTS naming url_key).
  */
-export async function deriveUrlKey(ctx: WriteContext, dialect: SqlDialect, table: string, row: Row, previous?: Row): Promise<void> {
-  const claim = async (candidate: string) => {
-    await dialect.lockKey(ctx.trx, `${table}.url_key|${row.website_id}|${candidate}`);
+export async function deriveUrlKey(ctx: WriteContext, dialect: SqlDialect, table: string, row: Row): Promise<void> {
+  if (row.url_key) return;
+  row.url_key = await freeDerivedKey(slugOf(row.display_name), row.id, async (candidate) => {
+    await dialect.lockKey(ctx.trx, uniqueKeyLock(table, 'url_key', [row.website_id], candidate));
     return !(await urlKeyTaken(ctx.trx, row.website_id, table, row.id, candidate));
-  };
-  if (!row.url_key) row.url_key = await freeDerivedKey(slugOf(row.display_name), row.id, claim);
-  else if (row.url_key !== previous?.url_key) await claim(row.url_key);
+  });
 }
 
 /** The `url_key` field of categories, tags and authors: unique per website, derived from the display name when absent. */
@@ -94,8 +93,8 @@ export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: Page
         await deriveUrlKey(ctx, dialect, 'blog_categories', row);
         await placeNewInTree(ctx.trx, treeOf(row), row);
       },
-      async beforeUpdate(ctx, next, previous) {
-        await deriveUrlKey(ctx, dialect, 'blog_categories', next, previous);
+      async beforeUpdate(ctx, next) {
+        await deriveUrlKey(ctx, dialect, 'blog_categories', next);
       },
       async beforeDelete(ctx, row, force) {
         if (!force) {

@@ -34,7 +34,7 @@ export function blogTagResource(deps: { dialect: SqlDialect; resolver: PageResol
     rights: BLOG_RIGHTS,
     hooks: {
       beforeCreate: (ctx, row) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', row),
-      beforeUpdate: (ctx, next, previous) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', next, previous),
+      beforeUpdate: (ctx, next) => deriveUrlKey(ctx, deps.dialect, 'blog_tags', next),
     },
     customMethods: [resolveMethod('tag', 'BlogTag', deps.resolver, ['display_name', 'description', 'url_key'], Object.keys(TAG_CONTENT_FIELDS))],
   };

@@ -147,6 +147,14 @@ export function etagMatches(header: string, etag: string): boolean {
 
 
 /** Creates the standard methods for a declaration. Hooks add the rules the declaration cannot express. */
+/**
+ * The transaction lock key of a `uniqueInParent` value (`SqlDialect.lockKey`): hooks that pick a
+ * free value themselves (derived url_keys) lock candidates under the same key as the engine's check.
+ */
+export function uniqueKeyLock(table: string, column: string, parentIds: readonly unknown[], value: unknown): string {
+  return `${table}.${column}|${parentIds.join('|')}|${String(value)}`;
+}
+
 export function createResourceService(decl: ResourceDecl, deps: EngineDeps): ResourceService {
   if (decl.virtual) return createVirtualService(decl, decl.virtual, deps.pageTokens);
   const { database } = deps;
@@ -249,11 +257,16 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   const uniqueFields = fields.filter(([, field]) => field.uniqueInParent);
-  /** ALREADY_EXISTS when a `uniqueInParent` field repeats another row's value under the same parent. */
+  /**
+   * ALREADY_EXISTS when a `uniqueInParent` field repeats another row's value under the same parent.
+   * The value is locked for the transaction first (`uniqueKeyLock`), so two concurrent writes of one
+   * value meet here, not in the unique index (whose 409 would name no field).
+   */
   async function checkUnique(trx: Transaction<any>, row: Row, previous?: Row): Promise<void> {
     for (const [name, field] of uniqueFields) {
       const column = columnOf(name, field);
       if (!column || row[column] === null || row[column] === undefined || (previous && previous[column] === row[column])) continue;
+      await dialect.lockKey(trx, uniqueKeyLock(decl.table, column, collectionParams.map((p) => row[p]), row[column]));
       let query = trx.selectFrom(decl.table).select('id').where(column, '=', row[column]).where('id', '!=', row.id);
       for (const p of collectionParams) query = query.where(p, '=', row[p]);
       const taken = await query.executeTakeFirst();
