@@ -38,6 +38,9 @@ import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
 import type { Row, WriteContext } from './platform/resource/declaration.js';
 import { registerResourceRoutes } from './platform/resource/routes.js';
+import { createSiteHosts } from './site/hosts.js';
+import { registerSiteSurface } from './site/site.surface.js';
+import { createSiteVersions } from './site/versions.js';
 
 export const TENANT_PREFIX = '/tenant-api/v1';
 export const SITE_PREFIX = '/site-api/v1';
@@ -88,6 +91,8 @@ export async function buildApp(opts: {
 }): Promise<Platform> {
   const { config, database } = opts;
   const areas = opts.areas ?? platformAreas;
+  // Requests whose Host names a rendered website go to the site surface (src/site/), decided before routing.
+  const siteHosts = createSiteHosts({ database, platformDomain: config.platformDomain, ownHosts: [new URL(config.publicBaseUrl).host, new URL(config.signupBaseUrl).host] });
   const app = Fastify({
     logger: opts.logger ?? false,
     // A well-formed client X-Request-Id is kept (so a caller's trace id finds our log lines); others are replaced.
@@ -95,7 +100,7 @@ export async function buildApp(opts: {
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, constraints: { site: siteHosts.constraint as never } },
     // Errors raised before any hook runs (bad URL encoding, an over-long path segment, a malformed
     // request line or oversized headers) answer the canonical body too.
     frameworkErrors,
@@ -274,6 +279,13 @@ export async function buildApp(opts: {
     await registerOpenApi(engine, { prefix: ENGINE_PREFIX, title: 'Engine API (public reads)', serverUrl: config.publicBaseUrl, bearer: false });
     const surface: SurfaceDeps = { ...deps, context, prefix: ENGINE_PREFIX, baseUrl: `${config.publicBaseUrl}${ENGINE_PREFIX}` };
     for (const area of areas) await area.engineRoutes?.(engine, surface);
+  });
+
+  await registerSiteSurface(app, {
+    deps,
+    hosts: siteHosts,
+    versions: createSiteVersions(database),
+    contributions: areas.flatMap((area) => (area.site ? [area.site(deps)] : [])),
   });
 
   return { app, operations, mail, services, deps, routeRights };

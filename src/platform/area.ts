@@ -10,6 +10,7 @@ import type { BlobStore } from './storage/blobs.js';
 import type { SecretBox } from './crypto.js';
 import type { Mailer } from './mail/mailer.js';
 import type { UserService } from '../users/user.service.js';
+import type { SiteContribution } from '../site/contribution.js';
 
 /** What every area is built from: the platform's shared services, passed explicitly. */
 export interface AreaDeps {
@@ -87,6 +88,8 @@ export interface Area {
   provisioningSteps?(deps: AreaDeps): ProvisioningStep[];
   /** Runs inside the transaction that creates an account (also during sign-up). */
   onAccountCreate?(ctx: WriteContext, account: Row, deps: AreaDeps): Promise<void>;
+  /** What the area adds to every rendered website (pages inside views, root routes, templates); see src/site/. */
+  site?(deps: AreaDeps): SiteContribution;
   /** References to other areas' rows this area keeps (see Reference); a function when they need the deps. */
   references?: Reference[] | ((deps: AreaDeps) => Reference[]);
 }

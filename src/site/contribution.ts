@@ -1,0 +1,157 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AreaDeps } from '../platform/area.js';
+import type { SiteHost, SiteWebsite } from './hosts.js';
+
+/** A view of the website as the site serves it (active views only). */
+export interface SiteView {
+  id: string;
+  displayName: string;
+  locale: string;
+  /** '' for the default view; else the first path segment the view answers under. */
+  urlPrefix: string;
+  isDefault: boolean;
+  fallbackViewId: string | null;
+}
+
+/** The signed-in visitor, when there is one (set by the customers area's site routes). */
+export interface SiteVisitor {
+  customerId: string;
+  displayName: string | null;
+  email: string;
+  /** Every group the customer is in (manual and dynamic), for `:resolve`'s customer-group versions. */
+  groupIds: string[];
+}
+
+/**
+ * What every site request knows once its website is resolved (`request.site`). Site page handlers
+ * get it with the view chosen by the path's first segment.
+ */
+export interface SiteContext {
+  website: SiteWebsite;
+  host: SiteHost;
+  /** `http(s)://{host}` as the visitor reached it; absolute URLs on the site start with it. */
+  origin: string;
+  /** The website's content version this request reads under (every cache key carries it). */
+  version: number;
+  /** Active views, the default first. */
+  views: SiteView[];
+  defaultView: SiteView;
+  visitor?: SiteVisitor;
+  now: number;
+}
+
+/** A site request inside one view: `/{url_prefix}/rest` → `view` and `path` = `/rest`. */
+export interface SitePageContext extends SiteContext {
+  view: SiteView;
+  /** The path within the view, starting with `/` (no prefix, no `.md` suffix, no query). */
+  path: string;
+  /** Path parameters of the matched site page pattern. */
+  params: Record<string, string>;
+  /** Parsed query string (values are strings; repeated keys keep the first). */
+  query: Record<string, string>;
+  /** Site path of `path` in this view (prefix included), e.g. for canonical links. */
+  href(path: string, view?: SiteView): string;
+}
+
+/** What a site page handler answers: a template rendered inside the site layout, or a raw body (feeds). */
+export type SitePage = SiteHtmlPage | SiteRawAnswer;
+
+export interface SiteHtmlPage {
+  kind: 'html';
+  status?: number;
+  /** Name of a template some contribution registered (e.g. `cms/page`). */
+  template: string;
+  /** Variables of the template (escaped on output unless a template marks them `| raw`). */
+  data: Record<string, unknown>;
+  meta: SitePageMeta;
+  /** The page's main content as sanitised HTML: what its Markdown twin is converted from. */
+  contentHtml?: string;
+  /**
+   * Whether the rendering may be cached and shared between visitors of one customer group
+   * (default true). Forms that carry a CSRF token or a visitor's own data say false.
+   */
+  shared?: boolean;
+}
+
+export interface SiteRawAnswer {
+  kind: 'raw';
+  status?: number;
+  contentType: string;
+  body: string;
+  shared?: boolean;
+}
+
+export interface SitePageMeta {
+  title: string;
+  description?: string;
+  /** Site path (prefix included) of the canonical URL; absolute URLs are built from the origin. */
+  canonicalPath: string;
+  /** `INDEX_FOLLOW`, `NOINDEX_FOLLOW`, … as pages store it. */
+  robots?: string;
+  /** Absolute or site-relative URL of the social image. */
+  image?: string;
+  /** `website` or `article`. */
+  type?: 'website' | 'article';
+  publishTime?: string;
+  updateTime?: string;
+  /** The same content in other views (for `hreflang`): view id → site path. */
+  alternates?: Record<string, string>;
+}
+
+export type SitePageHandler = (ctx: SitePageContext) => Promise<SitePage | undefined>;
+
+/** One published thing the site serves, for sitemap.xml, llms.txt and the read API. */
+export interface SiteEntry {
+  /** `page`, `post`, `category`, … */
+  kind: string;
+  /** Site path in its view (prefix included). */
+  path: string;
+  title: string;
+  description?: string;
+  updateTime: string;
+  viewId: string;
+  /** The same entry in other views: view id → site path (hreflang alternates). */
+  alternates?: Record<string, string>;
+}
+
+/**
+ * What an area adds to every rendered site (`Area.site`), the way `resources` and `tenantRoutes`
+ * add to the tenant surface. `src/site/site.surface.ts` mounts them; see docs/architecture.md.
+ */
+export interface SiteContribution {
+  /** Liquid templates by name (`cms/page`); layouts and partials of the core are in src/site/templates.ts. */
+  templates?: Record<string, string>;
+  /**
+   * Pages served inside every view (`/about` in the default view, `/de/about` in view `de`), as
+   * find-my-way patterns (`/blog/:url_key`); the most specific pattern wins, `/*` is the fallback.
+   */
+  pages?: Array<{ pattern: string; handler: SitePageHandler }>;
+  /** Everything published the area serves in one view, streamed (sitemap.xml, llms.txt, read API). */
+  inventory?(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
+  /** Routes at the site root outside the views (forms, `/mcp`, feeds that span views, …). */
+  routes?(site: FastifyInstance, deps: SiteDeps): void | Promise<void>;
+  /**
+   * The signed-in visitor of a request (its session cookie), read once per request before any
+   * route runs; one contribution provides it (the customers area).
+   */
+  visitor?(request: FastifyRequest, ctx: SiteContext): Promise<SiteVisitor | undefined>;
+}
+
+/** What site contributions are built from. */
+export interface SiteDeps extends AreaDeps {
+  /** The resolved site of a request; every route of the site surface has it. */
+  siteOf(request: FastifyRequest): SiteContext;
+  /** Renders a template inside the layout, as page handlers' answers are rendered. */
+  render(request: FastifyRequest, page: SiteHtmlPage, view?: SiteView): Promise<string>;
+  /** The website's settings as one view reads them (cached per content version). */
+  settings(ctx: SiteContext, view: SiteView): Promise<ReadonlyMap<string, unknown>>;
+  /** Every area's inventory in one view, in area order. */
+  inventory(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set on every request of the site surface once its website is resolved. */
+    site: SiteContext | null;
+  }
+}

@@ -1,0 +1,166 @@
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import type { Database } from '../platform/db/database.js';
+import { TtlCache } from '../platform/cache.js';
+import type { Row } from '../platform/resource/declaration.js';
+
+/** What the site surface knows about the website a request's `Host` names. */
+export interface SiteWebsite {
+  id: string;
+  accountId: string;
+  code: string;
+  displayName: string;
+  defaultLanguage: string;
+  timeZone: string;
+  /** Provisioned and not failed: its default view and home page exist. */
+  ready: boolean;
+}
+
+/** The host a site request came in on, decided before routing (see `siteConstraint`). */
+export interface SiteHost {
+  /** Lower-case host name without port and trailing dot. */
+  hostname: string;
+  /** `{code}.{PLATFORM_DOMAIN}` or a verified custom domain. */
+  kind: 'platform' | 'custom';
+  /** Set for `platform` hosts; the website is looked up by it. */
+  code?: string;
+  /** Set for `custom` hosts (the lookup that chose the site surface found it). */
+  websiteId?: string;
+}
+
+/** How long a host → website answer (positive or negative) is reused in one process. */
+export const HOST_CACHE_TTL_MS = 2_000;
+const HOST_CACHE_MAX = 10_000;
+
+/** A DNS label: what `{code}` may be (website codes follow the same pattern). */
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const HOSTNAME = /^[a-z0-9.-]{1,253}$/;
+
+/** `Host` header → lower-case host name without port or trailing dot; undefined when malformed. */
+export function hostnameOf(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  let host = header.trim().toLowerCase();
+  if (host.startsWith('[')) return undefined; // IPv6 literals never name a site
+  const colon = host.lastIndexOf(':');
+  if (colon !== -1) {
+    if (!/^\d{1,5}$/.test(host.slice(colon + 1))) return undefined;
+    host = host.slice(0, colon);
+  }
+  if (host.endsWith('.')) host = host.slice(0, -1);
+  return HOSTNAME.test(host) ? host : undefined;
+}
+
+export interface SiteHosts {
+  /**
+   * Decides, per request and before routing, whether the request belongs to a rendered website.
+   * A Fastify async constraint strategy (`constraints: { site: … }`): routes of the site surface
+   * are constrained to `site`, so a site host never reaches the tenant surfaces and any other host
+   * never reaches the site's routes.
+   */
+  constraint: {
+    name: 'site';
+    storage(): { get(value: string): unknown; set(value: string, store: unknown): void };
+    deriveConstraint(req: IncomingMessage, ctx: unknown, done: (err: Error | null, value?: string) => void): void;
+    validate(value: unknown): void;
+    mustMatchWhenDerived: boolean;
+  };
+  /** The host the constraint recorded on the raw request (site requests only). */
+  hostOf(req: IncomingMessage): SiteHost | undefined;
+  /** The website a site host names; undefined for an unknown code or a domain no longer connected. */
+  website(host: SiteHost): Promise<SiteWebsite | undefined>;
+}
+
+const HOST_KEY = Symbol('siteHost');
+
+/**
+ * Host → website. `{code}.{PLATFORM_DOMAIN}` is decided by the name alone (so an unknown code gets
+ * the site's plain 404, never a tenant surface); any other name that is not an IP literal, the
+ * platform domain itself or a host of the platform's own base URLs is looked up among CONNECTED
+ * custom domains. Answers are cached per process for HOST_CACHE_TTL_MS (negative ones too), so a
+ * stream of requests with made-up hosts costs one indexed read per name and period.
+ */
+export function createSiteHosts(deps: { database: Database; platformDomain: string; ownHosts: string[] }): SiteHosts {
+  const db = deps.database.db;
+  const platformDomain = deps.platformDomain.toLowerCase().replace(/\.$/, '');
+  const suffix = `.${platformDomain}`;
+  const ownHosts = new Set(deps.ownHosts.map((h) => hostnameOf(h)).filter((h): h is string => !!h));
+  ownHosts.add(platformDomain);
+  ownHosts.add('localhost');
+  const customDomains = new TtlCache<string, string | null>(HOST_CACHE_MAX, HOST_CACHE_TTL_MS);
+  const websites = new TtlCache<string, SiteWebsite | null>(HOST_CACHE_MAX, HOST_CACHE_TTL_MS);
+
+  function platformCode(hostname: string): string | undefined {
+    if (!hostname.endsWith(suffix) || ownHosts.has(hostname)) return undefined;
+    const code = hostname.slice(0, -suffix.length);
+    // One label only: `a.b.{domain}` is not a website (and not a tenant surface either).
+    return code;
+  }
+
+  async function connectedDomain(hostname: string): Promise<string | null> {
+    const cached = customDomains.get(hostname);
+    if (cached !== undefined) return cached;
+    const row = await db.selectFrom('custom_domains').select('id').where('domain', '=', hostname).where('status', '=', 'CONNECTED').executeTakeFirst();
+    const id = (row?.id as string | undefined) ?? null;
+    customDomains.set(hostname, id);
+    return id;
+  }
+
+  const present = (row: Row): SiteWebsite => ({
+    id: row.id,
+    accountId: row.account_id,
+    code: row.code,
+    displayName: row.display_name,
+    defaultLanguage: row.default_language,
+    timeZone: row.time_zone,
+    ready: row.provisioning_status === 'ACTIVE',
+  });
+
+  return {
+    constraint: {
+      name: 'site',
+      storage() {
+        const stores = new Map<string, unknown>();
+        return { get: (value) => stores.get(value) ?? null, set: (value, store) => void stores.set(value, store) };
+      },
+      deriveConstraint(req, _ctx, done) {
+        const hostname = hostnameOf(req.headers.host);
+        if (!hostname || isIP(hostname) || ownHosts.has(hostname)) return done(null, undefined);
+        const code = platformCode(hostname);
+        if (code !== undefined) {
+          (req as any)[HOST_KEY] = { hostname, kind: 'platform', code } satisfies SiteHost;
+          return done(null, 'site');
+        }
+        connectedDomain(hostname).then(
+          (websiteId) => {
+            if (!websiteId) return done(null, undefined);
+            (req as any)[HOST_KEY] = { hostname, kind: 'custom', websiteId } satisfies SiteHost;
+            done(null, 'site');
+          },
+          // The database cannot say: the request stays on the platform's surfaces (never an error
+          // out of the router, which would answer outside our error handling).
+          () => done(null, undefined),
+        );
+      },
+      validate(value) {
+        if (value !== 'site') throw new Error('the site constraint takes the value "site"');
+      },
+      mustMatchWhenDerived: true,
+    },
+
+    hostOf: (req) => (req as any)[HOST_KEY],
+
+    async website(host) {
+      const key = host.kind === 'platform' ? `code:${host.code}` : `id:${host.websiteId}`;
+      const cached = websites.get(key);
+      if (cached !== undefined) return cached ?? undefined;
+      let found: SiteWebsite | null = null;
+      if (host.kind === 'custom' || LABEL.test(host.code ?? '')) {
+        const query = db.selectFrom('websites').select(['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status']);
+        const row = await (host.kind === 'platform' ? query.where('code', '=', host.code!) : query.where('id', '=', host.websiteId!)).executeTakeFirst();
+        if (row) found = present(row);
+      }
+      websites.set(key, found);
+      return found ?? undefined;
+    },
+  };
+}

@@ -1,0 +1,303 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay from 'find-my-way';
+import { Liquid } from 'liquidjs';
+import type { AreaDeps } from '../platform/area.js';
+import { TtlCache } from '../platform/cache.js';
+import { toApiError } from '../platform/http/errors.js';
+import type { SiteChrome } from './chrome.js';
+import { readSiteChrome } from './chrome.js';
+import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
+import type { SiteHosts } from './hosts.js';
+import { readSiteSettings, type SiteSettings } from './settings.js';
+import { CORE_TEMPLATES, errorHtml, UNKNOWN_HOST_HTML } from './templates.js';
+import type { SiteVersions } from './versions.js';
+
+/** Longest request path a site answers (longer: 414). */
+export const MAX_SITE_PATH_LENGTH = 2048;
+/** Renderings kept per process (all websites together), oldest evicted first. */
+const PAGE_CACHE_MAX = 5_000;
+/** A rendering is keyed by the content version, so it can live long; the bound is memory, not staleness. */
+const PAGE_CACHE_TTL_MS = 10 * 60_000;
+
+/**
+ * Content Security Policy of every HTML answer: nothing but the site itself (no inline script at
+ * all; inline style for the theme's CSS variables only; images also from https and data: URLs,
+ * which stored content may reference).
+ */
+export const SITE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; font-src 'self' https:; " +
+  "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+
+/** What a site answer costs to keep: the rendered bytes and their headers. */
+interface CachedAnswer {
+  status: number;
+  contentType: string;
+  body: string;
+  etag: string;
+}
+
+/** Per (website, version, view): the settings and chrome every page of the view needs. */
+interface ViewState {
+  settings: SiteSettings;
+  chrome: SiteChrome;
+}
+
+/**
+ * The rendered websites (docs/architecture.md, "Rendered websites"): every request whose `Host`
+ * the site constraint claims (hosts.ts) is answered here, never by the tenant surfaces.
+ *
+ * Request path: constraint (host → site) → onRequest (website, content version, active views,
+ * visitor) → a route: the view dispatcher `GET /*` (first path segment → view, the rest → the
+ * site pages areas contribute, rendered in the layout and cached per (website, version, view,
+ * customer groups, path)) or a root route an area contributes (`/robots.txt`, forms, `/mcp`).
+ */
+export async function registerSiteSurface(
+  app: FastifyInstance,
+  opts: { deps: AreaDeps; hosts: SiteHosts; versions: SiteVersions; contributions: SiteContribution[] },
+): Promise<SiteDeps> {
+  const { deps, hosts, versions, contributions } = opts;
+  const { database } = deps;
+  const db = database.db;
+
+  const liquid = new Liquid({
+    templates: Object.assign({}, CORE_TEMPLATES, ...contributions.map((c) => c.templates ?? {})),
+    outputEscape: 'escape',
+    strictFilters: true,
+    ownPropertyOnly: true,
+    cache: true,
+    extname: '',
+  });
+
+  const pageRouter = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 500 });
+  for (const contribution of contributions) {
+    for (const page of contribution.pages ?? []) pageRouter.on('GET', page.pattern, page.handler as never);
+  }
+
+  const viewsCache = new TtlCache<string, Promise<SiteView[]>>(20_000, PAGE_CACHE_TTL_MS);
+  const viewStates = new TtlCache<string, Promise<ViewState>>(20_000, PAGE_CACHE_TTL_MS);
+  const pages = new TtlCache<string, CachedAnswer>(PAGE_CACHE_MAX, PAGE_CACHE_TTL_MS);
+  const cached = <T>(cache: TtlCache<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> => {
+    const hit = cache.get(key);
+    if (hit) return hit;
+    const loading = load();
+    cache.set(key, loading);
+    loading.catch(() => cache.delete(key));
+    return loading;
+  };
+
+  async function readViews(websiteId: string): Promise<SiteView[]> {
+    const rows = await db
+      .selectFrom('views')
+      .select(['id', 'display_name', 'locale', 'url_prefix', 'is_default', 'fallback_view_id', 'is_active'])
+      .where('website_id', '=', websiteId)
+      .orderBy('create_time')
+      .orderBy('id')
+      .execute();
+    const truthy = (v: unknown) => v === true || v === 1;
+    return rows
+      .filter((r) => truthy(r.is_active) || truthy(r.is_default))
+      .map((r) => ({
+        id: r.id,
+        displayName: r.display_name,
+        locale: r.locale,
+        urlPrefix: truthy(r.is_default) ? '' : (r.url_prefix ?? ''),
+        isDefault: truthy(r.is_default),
+        fallbackViewId: r.fallback_view_id ?? null,
+      }))
+      .sort((a, b) => Number(b.isDefault) - Number(a.isDefault));
+  }
+
+  function viewState(ctx: SiteContext, view: SiteView): Promise<ViewState> {
+    return cached(viewStates, `${ctx.website.id}|${ctx.version}|${view.id}`, async () => {
+      const settings = await readSiteSettings(database, ctx.website.id, view.id);
+      const chrome = await readSiteChrome(database, ctx, view, settings);
+      return { settings, chrome };
+    });
+  }
+
+  const visitorOf = contributions.find((c) => c.visitor)?.visitor;
+
+  const siteDeps: SiteDeps = {
+    ...deps,
+    siteOf(request) {
+      if (!request.site) throw new Error('not a site request');
+      return request.site;
+    },
+    render: (request, page, view) => renderHtml(request, siteDeps.siteOf(request), page, view ?? siteDeps.siteOf(request).defaultView),
+    settings: (ctx, view) => viewState(ctx, view).then((s) => s.settings),
+    async *inventory(ctx, view) {
+      for (const contribution of contributions) if (contribution.inventory) yield* contribution.inventory(ctx, view);
+    },
+  };
+
+  const href = (view: SiteView, path: string) => (view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path);
+
+  async function renderHtml(request: FastifyRequest, ctx: SiteContext, page: SiteHtmlPage, view: SiteView): Promise<string> {
+    const { settings, chrome } = await viewState(ctx, view);
+    const name = String(settings.get('general.site.name') || ctx.website.displayName);
+    const suffix = String(settings.get('seo.default_title_suffix') ?? '');
+    const viewById = new Map(ctx.views.map((v) => [v.id, v]));
+    const alternates = Object.entries(page.meta.alternates ?? {})
+      .filter(([id]) => viewById.has(id))
+      .map(([id, path]) => ({ hreflang: viewById.get(id)!.locale, url: `${ctx.origin}${path}` }));
+    return liquid.renderFile(page.template, {
+      ...page.data,
+      site: {
+        name,
+        tagline: String(settings.get('general.site.tagline') ?? ''),
+        origin: ctx.origin,
+        home_path: href(view, '/'),
+        skip_label: 'Skip to content',
+        views: ctx.views.map((v) => ({ id: v.id, locale: v.locale, display_name: v.displayName, home_path: href(v, '/') })),
+      },
+      view: { id: view.id, locale: view.locale, display_name: view.displayName, url_prefix: view.urlPrefix },
+      page: {
+        ...page.meta,
+        full_title: suffix && page.meta.title !== name ? `${page.meta.title} ${suffix}` : page.meta.title,
+        canonical_url: `${ctx.origin}${page.meta.canonicalPath}`,
+        type: page.meta.type ?? 'website',
+        robots: robotsOf(page.meta.robots, settings),
+        alternates,
+      },
+      chrome,
+      visitor: ctx.visitor ? { display_name: ctx.visitor.displayName, email: ctx.visitor.email } : null,
+    });
+  }
+
+  await app.register(async (site) => {
+    site.addHook('onRoute', (route) => {
+      route.constraints = { ...(route.constraints ?? {}), site: 'site' };
+    });
+    site.decorateRequest('site', null);
+
+    site.addHook('onRequest', async (request, reply) => {
+      const host = hosts.hostOf(request.raw)!;
+      const website = await hosts.website(host);
+      if (!website || !website.ready) {
+        return reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(UNKNOWN_HOST_HTML);
+      }
+      const now = Date.now();
+      const version = await versions.current(website.id, now);
+      const views = await cached(viewsCache, `${website.id}|${version}`, () => readViews(website.id));
+      if (views.length === 0) return reply.code(404).type('text/html; charset=utf-8').send(UNKNOWN_HOST_HTML);
+      const port = /:(\d{1,5})$/.exec(request.headers.host ?? '')?.[1];
+      request.site = {
+        website,
+        host,
+        origin: `${request.protocol}://${host.hostname}${port ? `:${port}` : ''}`,
+        version,
+        views,
+        defaultView: views[0],
+        now,
+      };
+      if (visitorOf) request.site.visitor = await visitorOf(request, request.site);
+    });
+
+    site.addHook('onSend', async (request, reply, payload) => {
+      const type = String(reply.getHeader('content-type') ?? '');
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+      if (type.startsWith('text/html')) {
+        reply.header('content-security-policy', SITE_CSP);
+        reply.header('x-frame-options', 'SAMEORIGIN');
+      }
+      return payload;
+    });
+
+    // HTML for people; routes that answer JSON (read API, /mcp) mark `config.siteJson` and get the canonical body.
+    site.setErrorHandler((err, request, reply) => {
+      const apiError = toApiError(err as never);
+      if (apiError.httpCode >= 500) request.log.error({ err, request_id: request.id }, 'site request failed');
+      if ((request.routeOptions.config as { siteJson?: boolean } | undefined)?.siteJson) throw err;
+      return reply.code(apiError.httpCode).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorHtml(apiError.httpCode, request.id));
+    });
+
+    for (const contribution of contributions) await contribution.routes?.(site, siteDeps);
+
+    site.route({ method: ['GET', 'HEAD'], url: '/*', handler: (request, reply) => dispatch(request, reply) });
+    site.route({
+      method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      url: '/*',
+      handler: async (request, reply) => reply.code(405).header('allow', 'GET, HEAD').type('text/html; charset=utf-8').send(errorHtml(405, request.id)),
+    });
+  });
+
+  /** `GET /*`: the view by the first segment, then the contributed site page, through the page cache. */
+  async function dispatch(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const ctx = request.site!;
+    const [rawPath, rawQuery = ''] = request.url.split('?', 2);
+    if (rawPath.length > MAX_SITE_PATH_LENGTH) return notFound(request, reply, ctx.defaultView, 414);
+    let path: string;
+    try {
+      path = decodeURIComponent(rawPath);
+    } catch {
+      return notFound(request, reply, ctx.defaultView, 400);
+    }
+    // No traversal, no control characters, no backslashes: such a path names nothing on a site.
+    if (/[\u0000-\u001f\u007f\\]/.test(path) || path.split('/').some((s) => s === '..' || s === '.')) return notFound(request, reply, ctx.defaultView, 400);
+
+    const first = path.split('/')[1] ?? '';
+    const prefixed = first !== '' ? ctx.views.find((v) => !v.isDefault && v.urlPrefix === first) : undefined;
+    const view = prefixed ?? ctx.defaultView;
+    const inView = prefixed ? path.slice(first.length + 1) || '/' : path;
+
+    const query = Object.fromEntries(new URLSearchParams(rawQuery));
+    const groups = ctx.visitor ? [...ctx.visitor.groupIds].sort().join(',') : '-';
+    // Only the parameters site pages read make renderings differ; others would only fill the cache.
+    const cacheKey = `${ctx.website.id}|${ctx.version}|${view.id}|${groups}|${inView}|${query.page ?? ''}`;
+    const hit = pages.get(cacheKey);
+    if (hit) return sendAnswer(request, reply, hit, true);
+
+    const found = pageRouter.find('GET', inView);
+    let page: SitePage | undefined;
+    if (found) {
+      const pageCtx: SitePageContext = {
+        ...ctx,
+        view,
+        path: inView,
+        params: Object.fromEntries(Object.entries(found.params).map(([k, v]) => [k, String(v ?? '')])),
+        query,
+        href: (p, v = view) => href(v, p),
+      };
+      page = await (found.handler as unknown as SitePageHandler)(pageCtx);
+    }
+    if (!page) return notFound(request, reply, view, 404);
+
+    const answer: CachedAnswer =
+      page.kind === 'raw'
+        ? { status: page.status ?? 200, contentType: page.contentType, body: page.body, etag: '' }
+        : { status: page.status ?? 200, contentType: 'text/html; charset=utf-8', body: await renderHtml(request, ctx, page, view), etag: '' };
+    answer.etag = `W/"${createHash('sha256').update(answer.body).digest('base64url').slice(0, 22)}"`;
+    if (page.shared !== false && answer.status === 200) pages.set(cacheKey, answer);
+    return sendAnswer(request, reply, answer, page.shared !== false);
+  }
+
+  function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer, shared: boolean): FastifyReply {
+    reply.header('etag', answer.etag).header('vary', 'Accept, Cookie');
+    reply.header('cache-control', shared && !request.site?.visitor ? 'public, max-age=0, must-revalidate' : 'private, no-cache');
+    if (answer.status === 200 && request.headers['if-none-match'] === answer.etag) return reply.code(304).send();
+    return reply.code(answer.status).type(answer.contentType).send(answer.body);
+  }
+
+  async function notFound(request: FastifyRequest, reply: FastifyReply, view: SiteView, status: number): Promise<FastifyReply> {
+    const html = await renderHtml(request, request.site!, {
+      kind: 'html',
+      template: 'not-found',
+      data: { heading: status === 404 ? 'Page not found' : 'Bad request', message: 'There is nothing at this address.', home_label: 'Go to the home page' },
+      meta: { title: status === 404 ? 'Page not found' : 'Bad request', canonicalPath: href(view, '/'), robots: 'NOINDEX_NOFOLLOW' },
+    }, view);
+    return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
+  }
+
+  return siteDeps;
+}
+
+/** `INDEX_FOLLOW` → `index, follow`; a site that may not be indexed says `noindex` everywhere. */
+function robotsOf(stored: string | undefined, settings: SiteSettings): string | undefined {
+  const allow = settings.get('seo.robots.allow_indexing') !== false;
+  const [index, follow] = (stored ?? 'INDEX_FOLLOW').toLowerCase().split('_');
+  return `${allow ? index : 'noindex'}, ${follow}`;
+}
+
+export type { SiteEntry };

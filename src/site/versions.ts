@@ -1,0 +1,34 @@
+import type { Database } from '../platform/db/database.js';
+import { TtlCache } from '../platform/cache.js';
+
+/**
+ * How long one process reuses a website's content version before reading it again: the bound on
+ * how long the rendered site may lag behind a committed write (docs/architecture.md, "Rendered
+ * websites"). Every cached rendering is keyed by the version it was rendered under.
+ */
+export const SITE_VERSION_TTL_MS = 1_000;
+
+export interface SiteVersions {
+  /** The website's content version (`site_versions`, bumped by triggers in every writing transaction). */
+  current(websiteId: string, now?: number): Promise<number>;
+}
+
+export function createSiteVersions(database: Database, ttlMs = SITE_VERSION_TTL_MS): SiteVersions {
+  const cache = new TtlCache<string, Promise<number>>(100_000, ttlMs);
+  return {
+    current(websiteId, now = Date.now()) {
+      const cached = cache.get(websiteId, now);
+      if (cached) return cached;
+      // Concurrent requests of one website share the one read in flight.
+      const read = database.db
+        .selectFrom('site_versions')
+        .select('version')
+        .where('website_id', '=', websiteId)
+        .executeTakeFirst()
+        .then((row) => Number(row?.version ?? 0));
+      cache.set(websiteId, read, now);
+      read.catch(() => cache.delete(websiteId));
+      return read;
+    },
+  };
+}
