@@ -96,6 +96,8 @@ export interface SitePageMeta {
   updateTime?: string;
   /** The same content in other views (for `hreflang`): view id → site path. */
   alternates?: Record<string, string>;
+  /** Set by the dispatcher: site path of the page's Markdown twin when twins are on. */
+  markdownPath?: string;
 }
 
 export type SitePageHandler = (ctx: SitePageContext) => Promise<SitePage | undefined>;

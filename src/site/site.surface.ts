@@ -7,6 +7,7 @@ import { TtlCache } from '../platform/cache.js';
 import { toApiError } from '../platform/http/errors.js';
 import type { SiteChrome } from './chrome.js';
 import { readSiteChrome } from './chrome.js';
+import { approximateTokens, MARKDOWN_TWINS_SETTING, markdownPathOf, markdownTwin, wantsMarkdown } from './agents/markdown.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
 import type { SiteHosts } from './hosts.js';
 import { readSiteSettings, type SiteSettings } from './settings.js';
@@ -35,6 +36,8 @@ interface CachedAnswer {
   contentType: string;
   body: string;
   etag: string;
+  /** Extra headers of the answer (`Link` to the Markdown twin, token count, content signals). */
+  headers: Record<string, string>;
 }
 
 /** Per (website, version, view): the settings and chrome every page of the view needs. */
@@ -156,6 +159,7 @@ export async function registerSiteSurface(
         ...page.meta,
         full_title: suffix && page.meta.title !== name ? `${page.meta.title} ${suffix}` : page.meta.title,
         canonical_url: `${ctx.origin}${page.meta.canonicalPath}`,
+        markdown_url: page.meta.markdownPath ? `${ctx.origin}${page.meta.markdownPath}` : undefined,
         type: page.meta.type ?? 'website',
         robots: robotsOf(page.meta.robots, settings),
         alternates,
@@ -237,15 +241,26 @@ export async function registerSiteSurface(
     // No traversal, no control characters, no backslashes: such a path names nothing on a site.
     if (/[\u0000-\u001f\u007f\\]/.test(path) || path.split('/').some((s) => s === '..' || s === '.')) return notFound(request, reply, ctx.defaultView, 400);
 
+    // `{path}.md` is the Markdown twin of `{path}` (`/index.md` of a view's home page).
+    let markdown = false;
+    if (path.endsWith('.md') && path.length > 4 && !path.endsWith('/.md')) {
+      markdown = true;
+      path = path.slice(0, -3);
+      if (path.endsWith('/index')) path = path.slice(0, -'/index'.length) || '/';
+    }
     const first = path.split('/')[1] ?? '';
     const prefixed = first !== '' ? ctx.views.find((v) => !v.isDefault && v.urlPrefix === first) : undefined;
     const view = prefixed ?? ctx.defaultView;
     const inView = prefixed ? path.slice(first.length + 1) || '/' : path;
+    const { settings } = await viewState(ctx, view);
+    const twins = settings.get(MARKDOWN_TWINS_SETTING) !== false;
+    if (markdown && !twins) return notFound(request, reply, view, 404);
+    markdown ||= twins && wantsMarkdown(request.headers.accept);
 
     const query = Object.fromEntries(new URLSearchParams(rawQuery));
     const groups = ctx.visitor ? [...ctx.visitor.groupIds].sort().join(',') : '-';
     // Only the parameters site pages read make renderings differ; others would only fill the cache.
-    const cacheKey = `${ctx.website.id}|${ctx.version}|${view.id}|${groups}|${inView}|${query.page ?? ''}`;
+    const cacheKey = `${ctx.website.id}|${ctx.version}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${markdown ? 'md' : 'html'}`;
     const hit = pages.get(cacheKey);
     if (hit) return sendAnswer(request, reply, hit, true);
 
@@ -262,19 +277,38 @@ export async function registerSiteSurface(
       };
       page = await (found.handler as unknown as SitePageHandler)(pageCtx);
     }
-    if (!page) return notFound(request, reply, view, 404);
+    if (!page || (markdown && (page.kind !== 'html' || page.contentHtml === undefined))) return notFound(request, reply, view, 404);
 
-    const answer: CachedAnswer =
-      page.kind === 'raw'
-        ? { status: page.status ?? 200, contentType: page.contentType, body: page.body, etag: '' }
-        : { status: page.status ?? 200, contentType: 'text/html; charset=utf-8', body: await renderHtml(request, ctx, page, view), etag: '' };
+    let answer: CachedAnswer;
+    if (page.kind === 'raw') {
+      answer = { status: page.status ?? 200, contentType: page.contentType, body: page.body, etag: '', headers: {} };
+    } else if (markdown) {
+      const body = markdownTwin(ctx, page);
+      answer = {
+        status: page.status ?? 200,
+        contentType: 'text/markdown; charset=utf-8',
+        body,
+        etag: '',
+        headers: { 'x-markdown-tokens': String(approximateTokens(body)), link: `<${ctx.origin}${page.meta.canonicalPath}>; rel="canonical"`, ...agentHeaders(settings) },
+      };
+    } else {
+      const markdownPath = twins && page.contentHtml !== undefined ? markdownPathOf(page.meta.canonicalPath) : undefined;
+      if (markdownPath) page.meta = { ...page.meta, markdownPath };
+      answer = {
+        status: page.status ?? 200,
+        contentType: 'text/html; charset=utf-8',
+        body: await renderHtml(request, ctx, page, view),
+        etag: '',
+        headers: markdownPath ? { link: `<${ctx.origin}${markdownPath}>; rel="alternate"; type="text/markdown"` } : {},
+      };
+    }
     answer.etag = `W/"${createHash('sha256').update(answer.body).digest('base64url').slice(0, 22)}"`;
     if (page.shared !== false && answer.status === 200) pages.set(cacheKey, answer);
     return sendAnswer(request, reply, answer, page.shared !== false);
   }
 
   function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer, shared: boolean): FastifyReply {
-    reply.header('etag', answer.etag).header('vary', 'Accept, Cookie');
+    reply.header('etag', answer.etag).header('vary', 'Accept, Cookie').headers(answer.headers);
     reply.header('cache-control', shared && !request.site?.visitor ? 'public, max-age=0, must-revalidate' : 'private, no-cache');
     if (answer.status === 200 && request.headers['if-none-match'] === answer.etag) return reply.code(304).send();
     return reply.code(answer.status).type(answer.contentType).send(answer.body);
@@ -291,6 +325,14 @@ export async function registerSiteSurface(
   }
 
   return siteDeps;
+}
+
+/**
+ * Headers every answer meant for agents carries. The agent-surface work of issue 15 adds the
+ * `Content-Signal` header (from the website's content-signal settings) here.
+ */
+function agentHeaders(_settings: SiteSettings): Record<string, string> {
+  return {};
 }
 
 /** `INDEX_FOLLOW` → `index, follow`; a site that may not be indexed says `noindex` everywhere. */

@@ -36,7 +36,7 @@ export const CORE_TEMPLATES: Record<string, string> = {
 {% if site.tagline != "" %}<p class="site-tagline">{{ site.tagline }}</p>{% endif %}
 {% if chrome.main_menu %}{% render 'menu', menu: chrome.main_menu, label: chrome.main_menu.label %}{% endif %}
 {% if site.views.size > 1 %}<nav aria-label="Language"><ul class="views">{% for v in site.views %}<li><a href="{{ v.home_path }}" hreflang="{{ v.locale }}" lang="{{ v.locale }}"{% if v.id == view.id %} aria-current="true"{% endif %}>{{ v.display_name }}</a></li>{% endfor %}</ul></nav>{% endif %}
-{% block account %}{% endblock %}
+{% render 'account-links', visitor: visitor, site: site %}
 </header>
 <main id="main">
 {% block content %}{% endblock %}
@@ -48,6 +48,8 @@ export const CORE_TEMPLATES: Record<string, string> = {
 </html>
 `,
   menu: `<nav aria-label="{{ label }}"><ul>{% for item in menu.items %}<li><a href="{{ item.href }}"{% if item.current %} aria-current="page"{% endif %}>{{ item.label }}</a>{% if item.children.size > 0 %}<ul>{% for child in item.children %}<li><a href="{{ child.href }}">{{ child.label }}</a></li>{% endfor %}</ul>{% endif %}</li>{% endfor %}</ul></nav>`,
+  // The customers area replaces it with sign-in / account links.
+  'account-links': '',
   'not-found': `{% layout 'layout' %}{% block content %}<h1>{{ heading }}</h1><p>{{ message }}</p><p><a href="{{ site.home_path }}">{{ home_label }}</a></p>{% endblock %}`,
 };
 
