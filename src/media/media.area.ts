@@ -6,7 +6,7 @@ import { registerMediaPublicRoute, registerMediaUploadRoute } from './media.rout
 import { createMediaService, type MediaService } from './media.service.js';
 
 /** The public surface's prefix (`ENGINE_PREFIX` in app.ts, not imported: app.ts imports the areas). */
-const ENGINE_PREFIX = '/engine-api/v1';
+export const ENGINE_PREFIX = '/engine-api/v1';
 
 /** One media service per built platform (the routes of both surfaces share its transform slots). */
 const servicesOf = new WeakMap<AreaDeps['services'], MediaService>();

@@ -23,11 +23,11 @@ const PAGE_CACHE_TTL_MS = 10 * 60_000;
 
 /**
  * Content Security Policy of every HTML answer: nothing but the site itself (no inline script at
- * all; inline style for the theme's CSS variables only; images also from https and data: URLs,
- * which stored content may reference).
+ * all; inline style for the theme's CSS variables only; images also from the platform's public
+ * media read, https and data: URLs, which stored content may reference).
  */
-export const SITE_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' https: data:; font-src 'self' https:; " +
+export const siteCsp = (mediaOrigin: string) =>
+  `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' ${mediaOrigin} https: data:; font-src 'self' https:; ` +
   "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
 
 /** What a site answer costs to keep: the rendered bytes and their headers. */
@@ -62,6 +62,7 @@ export async function registerSiteSurface(
   const { deps, hosts, versions, contributions } = opts;
   const { database } = deps;
   const db = database.db;
+  const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin);
 
   const liquid = new Liquid({
     templates: Object.assign({}, CORE_TEMPLATES, ...contributions.map((c) => c.templates ?? {})),
@@ -203,7 +204,7 @@ export async function registerSiteSurface(
       reply.header('x-content-type-options', 'nosniff');
       reply.header('referrer-policy', 'strict-origin-when-cross-origin');
       if (type.startsWith('text/html')) {
-        reply.header('content-security-policy', SITE_CSP);
+        reply.header('content-security-policy', csp);
         reply.header('x-frame-options', 'SAMEORIGIN');
       }
       return payload;
