@@ -172,25 +172,38 @@ export interface RouteTable {
   allowed(path: string): string[];
 }
 
-/** Collects every route as it is registered (call before registering any). */
+/**
+ * Collects every route as it is registered (call before registering any). Routes constrained to
+ * another surface (the rendered sites' `site` constraint, set by a later onRoute hook) say nothing
+ * about what a platform path serves, so the table is built on first use, once every hook has run.
+ */
 export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number }): RouteTable {
-  const router = FindMyWay({ maxParamLength: opts.maxParamLength });
-  const methods = new Set<string>();
+  const registered: Array<{ url: string; method: string | string[]; constraints?: Record<string, unknown> }> = [];
+  let table: { router: ReturnType<typeof FindMyWay>; methods: string[] } | undefined;
   app.addHook('onRoute', (route) => {
-    // The CORS preflight's `OPTIONS *` matches every path; it says nothing about what a path serves.
-    if (route.url.includes('*')) return;
-    for (const method of ([] as string[]).concat(route.method)) {
-      if (router.hasRoute(method as never, route.url)) continue;
-      router.on(method as never, route.url, () => undefined);
-      methods.add(method);
-    }
+    registered.push(route);
   });
+  function build() {
+    const router = FindMyWay({ maxParamLength: opts.maxParamLength });
+    const methods = new Set<string>();
+    for (const route of registered) {
+      // The CORS preflight's `OPTIONS *` matches every path; it says nothing about what a path serves.
+      if (route.url.includes('*') || route.constraints?.site) continue;
+      for (const method of ([] as string[]).concat(route.method)) {
+        if (router.hasRoute(method as never, route.url)) continue;
+        router.on(method as never, route.url, () => undefined);
+        methods.add(method);
+      }
+    }
+    return { router, methods: [...methods].sort() };
+  }
   return {
     allowed(path) {
+      table ??= build();
       const allow: string[] = [];
-      for (const method of [...methods].sort()) {
+      for (const method of table.methods) {
         try {
-          if (router.find(method as never, path)) allow.push(method);
+          if (table.router.find(method as never, path)) allow.push(method);
         } catch {
           // A path the router cannot read (bad percent-encoding) serves nothing.
         }
