@@ -39,6 +39,30 @@ describe('site hosts', () => {
     }
   });
 
+  it('hostile Host headers get a clean answer: a site 404 page or the platform surfaces, never a 5xx', async () => {
+    const hosts = [
+      `${'a'.repeat(300)}.localhost`,
+      'a.b.localhost',
+      '..localhost',
+      '-x-.localhost',
+      `${code}.localhost:99999999`,
+      `${code}.localhost:abc`,
+      'evil.example/../x',
+      'exa mple.org',
+      '%00.localhost',
+      'ünïcode.localhost',
+      `${code.toUpperCase()}.LOCALHOST.`,
+    ];
+    for (const host of hosts) {
+      const res = await t.request('GET', '/', { headers: { host } });
+      expect(res.statusCode, host).toBeLessThan(500);
+      expect(res.body, host).not.toContain(alice.websiteId);
+    }
+    // Case and a trailing dot do not make another host.
+    const upper = await t.request('GET', '/', { headers: { host: `${code.toUpperCase()}.LOCALHOST.` } });
+    expect(upper.body).not.toContain('No website answers at this address');
+  });
+
   it('a verified custom domain answers with its website', async () => {
     await t.platform.deps.database.db.insertInto('custom_domains').values({ id: alice.websiteId, account_id: alice.accountId, domain: 'shop.example.org', status: 'CONNECTED', revision: 1, create_time: 0, update_time: 0 }).onConflict((oc) => oc.column('id').doUpdateSet({ domain: 'shop.example.org', status: 'CONNECTED' })).execute();
     const res = await t.request('GET', '/healthz', { headers: { host: 'shop.example.org' } });
