@@ -129,8 +129,8 @@ export const siteSuite: BenchSuite = {
       const t0 = performance.now();
       await until(ctx, host, '/bench-page', (b) => b.includes(mark), 'write→visible');
       lags.push(performance.now() - t0);
-      // Writes spread over the version's reuse period, so lags sample all of it.
-      await new Promise((r) => setTimeout(r, 137));
+      // A random pause, so writes land anywhere in the version's reuse period (a fixed one would sample one phase of it).
+      await new Promise((r) => setTimeout(r, Math.random() * 1_000));
     }
     ctx.report.rows.push({
       id: 'site-write-visible',
