@@ -14,6 +14,8 @@ export interface LoadSpec {
   /** Default GET; a POST case (a read-only custom method such as `:resolve`) sends `body` as JSON. */
   method?: 'GET' | 'POST';
   body?: string;
+  /** Extra request headers (e.g. `host` of a rendered website reached on loopback). */
+  headers?: Record<string, string>;
   connections: number;
   durationS: number;
 }
@@ -62,6 +64,7 @@ export function hammer(spec: LoadSpec): Promise<LoadResult> {
         headers: {
           ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
           ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...spec.headers,
         },
       },
       (error, result) => {

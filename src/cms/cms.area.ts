@@ -5,7 +5,7 @@ import { cmsPageGroupResource, pageGroupCustomerGroupReference, pageGroupViewRef
 import { cmsPageResource, PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { overlayReference, visibleViewsReference } from './cms.service.js';
 import { overlayResource } from './overlay.js';
-import { createResolver } from './resolve.js';
+import { cmsResolvers, cmsSite } from './cms.site.js';
 
 /** Id of the home page every website gets at provisioning (ids are unique per website). */
 export const HOME_PAGE_ID = 'home';
@@ -50,25 +50,8 @@ export const cmsArea: Area = {
   name: 'cms',
   resources: (deps) => {
     const { dialect } = deps.database;
-    const pageResolver = createResolver(deps.database, {
-      table: 'cms_pages',
-      overlayTable: 'cms_page_views',
-      overlayParent: 'cms_page_id',
-      param: 'cms_page_id',
-      collection: 'cms_pages',
-      contentFields: Object.keys(PAGE_CONTENT_FIELDS),
-      plainFields: ['url_key', 'is_active', 'meta_robots', 'visible_view_ids'],
-      groups: { table: 'cms_page_groups', membersTable: 'cms_page_group_members' },
-    });
-    const blockResolver = createResolver(deps.database, {
-      table: 'cms_blocks',
-      overlayTable: 'cms_block_views',
-      overlayParent: 'cms_block_id',
-      param: 'cms_block_id',
-      collection: 'cms_blocks',
-      contentFields: Object.keys(BLOCK_CONTENT_FIELDS),
-      plainFields: ['identifier', 'is_active', 'visible_view_ids'],
-    });
+    // The resolvers the rendered site reads through too (cms.site.ts): one resolution, one set of prepared queries.
+    const { pages: pageResolver, blocks: blockResolver } = cmsResolvers(deps.database);
     return [
       cmsPageResource({ dialect, resolver: pageResolver }),
       overlayResource({
@@ -98,6 +81,7 @@ export const cmsArea: Area = {
     ];
   },
   provisioningSteps: (deps) => [homePageStep(deps.database.dialect)],
+  site: (deps) => cmsSite(deps),
   references: (deps) => [...cmsViewReferences(deps.database.dialect), pageGroupCustomerGroupReference(deps.database.dialect)],
 };
 

@@ -9,6 +9,29 @@ import { createViewOverlayReader, fieldSourcesSchema, overriddenFieldsSchema, pr
 /** Reads a page or block as one view (and, for pages, one customer group) sees it. */
 export interface PageResolver {
   resolve(ctx: RequestContext, params: Record<string, string>, body: { view_id?: string; customer_group_id?: string; customer_id?: string }): Promise<Record<string, unknown>>;
+  /**
+   * The same answer without a request context (the rendered site reads as the website's own
+   * account): `resolve` is this with the caller's account and the path's website.
+   */
+  read(key: ResolveKey): Promise<Record<string, unknown>>;
+}
+
+/** What `read` resolves: the row `id` of the website and account, as a view and a customer group or customer see it. */
+export interface ResolveKey {
+  websiteId: string;
+  accountId: string;
+  id: string;
+  viewId?: string;
+  customerGroupId?: string;
+  customerId?: string;
+}
+
+/**
+ * Whether the site serves a page or block in `viewId`: `is_active`, and `visible_view_ids` empty
+ * (every view) or naming the view. The one rule `is_visible` of `:resolve` and the site follow.
+ */
+export function isVisibleIn(isActive: boolean, visibleViewIds: readonly string[], viewId: string | undefined): boolean {
+  return isActive && (visibleViewIds.length === 0 || (viewId !== undefined && visibleViewIds.includes(viewId)));
 }
 
 export interface ResolverSpec {
@@ -167,11 +190,20 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
     return row.version_id ? row : undefined;
   }
 
-  return {
-    async resolve(ctx, params, body) {
-      const websiteId = params.website_id;
-      const id = params[spec.param];
-      const reading = await reader.read({ websiteId, id, accountId: ctx.access!.accountId, viewId: body.view_id });
+  const resolver: PageResolver = {
+    resolve: (ctx, params, body) =>
+      resolver.read({
+        websiteId: params.website_id,
+        id: params[spec.param],
+        accountId: ctx.access!.accountId,
+        viewId: body.view_id,
+        customerGroupId: body.customer_group_id,
+        customerId: body.customer_id,
+      }),
+
+    async read({ websiteId, id, accountId, viewId: askedView, customerGroupId, customerId }) {
+      const body = { view_id: askedView, customer_group_id: customerGroupId, customer_id: customerId };
+      const reading = await reader.read({ websiteId, id, accountId, viewId: body.view_id });
       if (!reading) throw new NotFound(`${spec.collection.replace(/s$/, '')} ${id}`);
       const { row, viewId } = reading;
 
@@ -213,10 +245,10 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
         if (value === null || value === undefined) continue;
         result[f] = f === 'visible_view_ids' ? dialect.readJson(value) : f === 'is_active' ? value === true || value === 1 : value;
       }
-      const visible = (result.visible_view_ids as string[]) ?? [];
-      result.is_visible = result.is_active === true && (visible.length === 0 || (viewId !== undefined && visible.includes(viewId)));
+      result.is_visible = isVisibleIn(result.is_active === true, (result.visible_view_ids as string[]) ?? [], viewId);
       result.update_time = new Date(updateTime).toISOString();
       return result;
     },
   };
+  return resolver;
 }

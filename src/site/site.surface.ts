@@ -10,10 +10,16 @@ import { readSiteChrome } from './chrome.js';
 import { approximateTokens, MARKDOWN_TWINS_SETTING, markdownPathOf, markdownTwin, wantsMarkdown } from './agents/markdown.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
 import type { SiteHosts } from './hosts.js';
+import { registerSiteTags, siteRenderGlobals } from './liquid-tags.js';
 import { readSiteSettings, type SiteSettings } from './settings.js';
-import { CORE_TEMPLATES, errorHtml, UNKNOWN_HOST_HTML } from './templates.js';
+import { sitemapContribution } from './sitemap.js';
+import { CORE_TEMPLATES, errorHtml, maintenanceHtml, UNKNOWN_HOST_HTML } from './templates.js';
 import type { SiteVersions } from './versions.js';
 
+/** Website setting that opens or closes the whole site (`LIVE`, `MAINTENANCE`, `PASSWORD_PROTECTED`). */
+export const SITE_STATUS_SETTING = 'general.site.status';
+/** `Retry-After` of a site in maintenance: crawlers come back in ten minutes. */
+export const MAINTENANCE_RETRY_AFTER_S = 600;
 /** Longest request path a site answers (longer: 414). */
 export const MAX_SITE_PATH_LENGTH = 2048;
 /** Renderings kept per process (all websites together), oldest evicted first. */
@@ -59,7 +65,9 @@ export async function registerSiteSurface(
   app: FastifyInstance,
   opts: { deps: AreaDeps; hosts: SiteHosts; versions: SiteVersions; contributions: SiteContribution[] },
 ): Promise<SiteDeps> {
-  const { deps, hosts, versions, contributions } = opts;
+  const { deps, hosts, versions } = opts;
+  // The core's own contributions (root routes of the site itself), after the areas'.
+  const contributions = [...opts.contributions, sitemapContribution()];
   const { database } = deps;
   const db = database.db;
   const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin);
@@ -72,6 +80,7 @@ export async function registerSiteSurface(
     cache: true,
     extname: '',
   });
+  registerSiteTags(liquid, database);
 
   const pageRouter = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 500 });
   for (const contribution of contributions) {
@@ -115,7 +124,7 @@ export async function registerSiteSurface(
   function viewState(ctx: SiteContext, view: SiteView): Promise<ViewState> {
     return cached(viewStates, `${ctx.website.id}|${ctx.version}|${view.id}`, async () => {
       const settings = await readSiteSettings(database, ctx.website.id, view.id);
-      const chrome = await readSiteChrome(database, ctx, view, settings);
+      const chrome = await readSiteChrome(deps, ctx, view, settings);
       return { settings, chrome };
     });
   }
@@ -167,7 +176,7 @@ export async function registerSiteSurface(
       },
       chrome,
       visitor: ctx.visitor ? { display_name: ctx.visitor.displayName, email: ctx.visitor.email } : null,
-    });
+    }, { globals: siteRenderGlobals(ctx, view) });
   }
 
   await app.register(async (site) => {
@@ -196,6 +205,18 @@ export async function registerSiteSurface(
         defaultView: views[0],
         now,
       };
+      // `general.site.status` (website-wide): anything but LIVE closes every route of the site.
+      // PASSWORD_PROTECTED has no password setting to check yet, so it answers like MAINTENANCE.
+      const { settings } = await viewState(request.site, request.site.defaultView);
+      if ((settings.get(SITE_STATUS_SETTING) ?? 'LIVE') !== 'LIVE') {
+        const name = String(settings.get('general.site.name') || website.displayName);
+        return reply
+          .code(503)
+          .header('retry-after', String(MAINTENANCE_RETRY_AFTER_S))
+          .header('cache-control', 'no-store')
+          .type('text/html; charset=utf-8')
+          .send(maintenanceHtml(name, request.site.defaultView.locale));
+      }
       if (visitorOf) request.site.visitor = await visitorOf(request, request.site);
     });
 
