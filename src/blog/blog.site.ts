@@ -141,7 +141,8 @@ export function blogSite(deps: AreaDeps): SiteContribution {
    * page that is not a positive number, starts beyond the bound, or (past the first) holds nothing.
    */
   async function paginate(ctx: SitePageContext, base: string, read: (offset: number, limit: number) => Promise<Row[]>) {
-    const raw = ctx.query.page;
+    // An empty `?page=` is the first page: the page cache keys it like an absent one.
+    const raw = ctx.query.page || undefined;
     if (raw !== undefined && !PAGE_NUMBER.test(raw)) return undefined;
     const page = raw === undefined ? 1 : Number(raw);
     const size = await pageSize(ctx, ctx.view);
