@@ -294,12 +294,18 @@ export interface LiveScope {
 }
 
 /** The live-post conditions on `blog_posts` (unaliased, as `linkHas` refers to it). */
-function whereLive<Q extends { where: (...args: any[]) => Q }>(query: Q, dialect: SqlDialect, scope: LiveScope): Q {
+function whereLive<Q extends { where: (...args: any[]) => Q }>(query: Q, dialect: SqlDialect, scope: LiveScope, byKey = false): Q {
+  // `byKey`: the rows are reached by another index (url_key, a side table); SQLite without
+  // statistics would otherwise prefer walking (website_id, state, publish_time) for these terms.
+  const col = (c: string) => (byKey ? dialect.notIndexed(`blog_posts.${c}`) : `blog_posts.${c}`);
   return query
     .where('blog_posts.website_id', '=', scope.websiteId)
-    .where('blog_posts.state', '=', 'PUBLISHED')
-    .where('blog_posts.publish_time', '<=', scope.now)
-    .where((eb: any) => eb.or([eb(dialect.arrayLength('blog_posts.visible_view_ids'), '=', 0), dialect.arrayHas('blog_posts.visible_view_ids', scope.viewId)]));
+    .where(col('state'), '=', 'PUBLISHED')
+    .where(col('publish_time'), '<=', scope.now)
+    // `= '[]'` rather than a length of 0: PostgreSQL estimates it from the column's statistics (the
+    // empty list is its most common value), where a function's result gets a guess so small that
+    // the planner sorts the whole website instead of walking the publish_time index.
+    .where((eb: any) => eb.or([eb('blog_posts.visible_view_ids', '=', dialect.json([])), dialect.arrayHas('blog_posts.visible_view_ids', scope.viewId)]));
 }
 
 /** Columns of a post a site listing reads (`content` only where an excerpt is derived from it). */
@@ -318,9 +324,14 @@ export async function livePostsPage(
   scope: LiveScope,
   page: { offset: number; limit: number; link?: { spec: LinkSpec; id: string }; withContent?: boolean },
 ): Promise<Row[]> {
-  let query = whereLive(db.selectFrom('blog_posts').select(page.withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]), dialect, scope);
-  if (page.link) query = query.where(linkHas(dialect, page.link.spec)(page.link.id, { website_id: scope.websiteId } as FilterScope));
-  return query.orderBy('blog_posts.publish_time', 'desc').orderBy('blog_posts.id', 'desc').offset(page.offset).limit(page.limit).execute();
+  // A rare tag or author is read from its side table and sorted (`drive`), a common one by walking
+  // the published index and probing its set (`probe`): the List's choice (SemiJoinPlan), same rows.
+  const plan = page.link ? dialect.pageSemiJoinPlan?.(await countLinkedPosts(db, scope.websiteId, page.link.spec, page.link.id), page.limit) : undefined;
+  const drive = plan === 'drive';
+  let query = whereLive(db.selectFrom('blog_posts').select(page.withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]), dialect, scope, drive);
+  if (page.link) query = query.where(linkHas(dialect, page.link.spec)(page.link.id, { website_id: scope.websiteId } as FilterScope, plan));
+  const order = (c: string) => (drive ? dialect.notIndexed(`blog_posts.${c}`) : `blog_posts.${c}`);
+  return query.orderBy(order('publish_time') as never, 'desc').orderBy(order('id') as never, 'desc').offset(page.offset).limit(page.limit).execute();
 }
 
 /**
@@ -334,13 +345,17 @@ export async function liveCategoryPostsPage(
   page: { categoryId: string; offset: number; limit: number; withContent?: boolean },
 ): Promise<Row[]> {
   const columns = (page.withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]).map((c) => `blog_posts.${c}`);
+  // CROSS JOIN: SQLite keeps the side table as the outer loop (its position index gives the order);
+  // PostgreSQL plans it as the inner join it is.
   const query = db
     .selectFrom('blog_post_categories as pc')
-    .innerJoin('blog_posts', (join) => join.onRef('blog_posts.website_id', '=', 'pc.website_id').onRef('blog_posts.id', '=', 'pc.post_id'))
+    .crossJoin('blog_posts')
     .select(columns as never)
     .where('pc.website_id', '=', scope.websiteId)
-    .where('pc.category_id', '=', page.categoryId);
-  return whereLive(query as any, dialect, scope).orderBy('pc.position').orderBy('pc.post_id').offset(page.offset).limit(page.limit).execute();
+    .where('pc.category_id', '=', page.categoryId)
+    .whereRef('blog_posts.website_id', '=', 'pc.website_id')
+    .whereRef('blog_posts.id', '=', 'pc.post_id');
+  return whereLive(query as any, dialect, scope, true).orderBy('pc.position').orderBy('pc.post_id').offset(page.offset).limit(page.limit).execute();
 }
 
 /**
@@ -362,7 +377,7 @@ export async function livePostsAfter(
 
 /** The live post with `urlKey` in the view (url_keys are unique per website and view scope), every column. */
 export async function livePostByUrlKey(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, urlKey: string): Promise<Row | undefined> {
-  return whereLive(db.selectFrom('blog_posts').selectAll(), dialect, scope).where('blog_posts.url_key', '=', urlKey).limit(1).executeTakeFirst();
+  return whereLive(db.selectFrom('blog_posts').selectAll(), dialect, scope, true).where('blog_posts.url_key', '=', urlKey).limit(1).executeTakeFirst();
 }
 
 /** A category, tag or author of the website by url_key (unique per website). */
@@ -394,13 +409,16 @@ export async function liveChildCategories(db: Kysely<any>, dialect: SqlDialect, 
 
 /** A live post linked to the category / tag / author `alias.id` (a correlated EXISTS through the side table's primary key). */
 function liveLinked(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, link: LinkSpec, alias: string) {
+  // From the side table's key to each post's primary key (CROSS JOIN keeps that order on SQLite).
   const query = db
     .selectFrom(`${link.table} as l`)
-    .innerJoin('blog_posts', (join) => join.onRef('blog_posts.website_id', '=', 'l.website_id').onRef('blog_posts.id', '=', 'l.post_id'))
+    .crossJoin('blog_posts')
     .select(sql.lit(1).as('one'))
     .whereRef('l.website_id', '=', `${alias}.website_id` as never)
-    .whereRef(`l.${link.column}` as never, '=', `${alias}.id` as never);
-  return whereLive(query as any, dialect, scope);
+    .whereRef(`l.${link.column}` as never, '=', `${alias}.id` as never)
+    .whereRef('blog_posts.website_id', '=', 'l.website_id')
+    .whereRef('blog_posts.id', '=', 'l.post_id');
+  return whereLive(query as any, dialect, scope, true);
 }
 
 /**
