@@ -24,12 +24,13 @@ import {
   type LinkSpec,
 } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
+import { blogSite } from './blog.site.js';
 
 /** Wait before a scheduled publish that failed on the database is tried again. */
 const PUBLISH_RETRY_MS = 5_000;
 
 /** The overlaid blog resources: table, collection, path parameter, overridable fields, rich text. */
-const OVERLAID = [
+export const OVERLAID = [
   { singular: 'BlogPostView', table: 'blog_post_views', parent: 'blog_posts', param: 'blog_post_id', noun: 'blog post', fields: POST_CONTENT_FIELDS, richText: ['content', 'custom_excerpt'] },
   { singular: 'BlogCategoryView', table: 'blog_category_views', parent: 'blog_categories', param: 'blog_category_id', noun: 'blog category', fields: CATEGORY_CONTENT_FIELDS, richText: [] },
   { singular: 'BlogTagView', table: 'blog_tag_views', parent: 'blog_tags', param: 'blog_tag_id', noun: 'blog tag', fields: TAG_CONTENT_FIELDS, richText: [] },
@@ -126,6 +127,7 @@ export const blogArea: Area = {
     });
   },
   references: (deps) => blogReferences(deps.database.dialect),
+  site: (deps) => blogSite(deps),
 };
 
 /** A category, tag or author listed by posts: deleting it removes it from every post, in the Delete's transaction. */

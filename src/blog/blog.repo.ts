@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SemiJoinPlan, SqlDialect } from '../platform/db/database.js';
 import type { FilterScope } from '../platform/query/filter.js';
+import type { Row } from '../platform/resource/declaration.js';
 
 /**
  * SQL of the blog that the resource engine does not write itself: the side tables linking posts to
@@ -279,4 +280,157 @@ export async function draftPostsOnlyIn(db: Kysely<any>, dialect: SqlDialect, web
     .where(dialect.arrayHas('visible_view_ids', viewId))
     .where(dialect.arrayLength('visible_view_ids'), '=', 1)
     .execute();
+}
+
+/**
+ * What the rendered site may show of the blog in one view (src/blog/blog.site.ts): posts PUBLISHED
+ * with `publish_time <= now`, of the website, visible in the view (`visible_view_ids` empty, or
+ * naming the view itself: never decided by its fallbacks).
+ */
+export interface LiveScope {
+  websiteId: string;
+  viewId: string;
+  now: number;
+}
+
+/** The live-post conditions on `blog_posts` (unaliased, as `linkHas` refers to it). */
+function whereLive<Q extends { where: (...args: any[]) => Q }>(query: Q, dialect: SqlDialect, scope: LiveScope, byKey = false): Q {
+  // `byKey`: the rows are reached by another index (url_key, a side table); SQLite without
+  // statistics would otherwise prefer walking (website_id, state, publish_time) for these terms.
+  const col = (c: string) => (byKey ? dialect.notIndexed(`blog_posts.${c}`) : `blog_posts.${c}`);
+  return query
+    .where('blog_posts.website_id', '=', scope.websiteId)
+    .where(col('state'), '=', 'PUBLISHED')
+    .where(col('publish_time'), '<=', scope.now)
+    // `= '[]'` rather than a length of 0: PostgreSQL estimates it from the column's statistics (the
+    // empty list is its most common value), where a function's result gets a guess so small that
+    // the planner sorts the whole website instead of walking the publish_time index.
+    .where((eb: any) => eb.or([eb('blog_posts.visible_view_ids', '=', dialect.json([])), dialect.arrayHas('blog_posts.visible_view_ids', scope.viewId)]));
+}
+
+/** Columns of a post a site listing reads (`content` only where an excerpt is derived from it). */
+export const SITE_POST_LIST_COLUMNS = [
+  'id', 'url_key', 'title', 'custom_excerpt', 'meta_description', 'publish_time', 'update_time', 'visible_view_ids', 'author_ids', 'tag_ids', 'category_ids',
+] as const;
+
+/**
+ * One page of live posts newest first (`publish_time desc, id desc`: the index
+ * `(website_id, state, publish_time, id)` walked backwards), optionally only those of a tag or author
+ * (the side table as a semi-join, like the List's `tag_ids:"t"`). Offset paging: callers bound it.
+ */
+export async function livePostsPage(
+  db: Kysely<any>,
+  dialect: SqlDialect,
+  scope: LiveScope,
+  page: { offset: number; limit: number; link?: { spec: LinkSpec; id: string }; withContent?: boolean },
+): Promise<Row[]> {
+  // A rare tag or author is read from its side table and sorted (`drive`), a common one by walking
+  // the published index and probing its set (`probe`): the List's choice (SemiJoinPlan), same rows.
+  const plan = page.link ? dialect.pageSemiJoinPlan?.(await countLinkedPosts(db, scope.websiteId, page.link.spec, page.link.id), page.limit) : undefined;
+  const drive = plan === 'drive';
+  let query = whereLive(db.selectFrom('blog_posts').select(page.withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]), dialect, scope, drive);
+  if (page.link) query = query.where(linkHas(dialect, page.link.spec)(page.link.id, { website_id: scope.websiteId } as FilterScope, plan));
+  const order = (c: string) => (drive ? dialect.notIndexed(`blog_posts.${c}`) : `blog_posts.${c}`);
+  return query.orderBy(order('publish_time') as never, 'desc').orderBy(order('id') as never, 'desc').offset(page.offset).limit(page.limit).execute();
+}
+
+/**
+ * One page of a category's live posts in the category's manual order (`:set_posts`; the index
+ * `(website_id, category_id, position, post_id)`), each post fetched by primary key.
+ */
+export async function liveCategoryPostsPage(
+  db: Kysely<any>,
+  dialect: SqlDialect,
+  scope: LiveScope,
+  page: { categoryId: string; offset: number; limit: number; withContent?: boolean },
+): Promise<Row[]> {
+  const columns = (page.withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]).map((c) => `blog_posts.${c}`);
+  // CROSS JOIN: SQLite keeps the side table as the outer loop (its position index gives the order);
+  // PostgreSQL plans it as the inner join it is.
+  const query = db
+    .selectFrom('blog_post_categories as pc')
+    .crossJoin('blog_posts')
+    .select(columns as never)
+    .where('pc.website_id', '=', scope.websiteId)
+    .where('pc.category_id', '=', page.categoryId)
+    .whereRef('blog_posts.website_id', '=', 'pc.website_id')
+    .whereRef('blog_posts.id', '=', 'pc.post_id');
+  return whereLive(query as any, dialect, scope, true).orderBy('pc.position').orderBy('pc.post_id').offset(page.offset).limit(page.limit).execute();
+}
+
+/**
+ * Live posts newest first after a keyset cursor `(publish_time, id)` (exclusive): feeds and the
+ * site's inventory read every post in bounded pages this way, never by offset.
+ */
+export async function livePostsAfter(
+  db: Kysely<any>,
+  dialect: SqlDialect,
+  scope: LiveScope,
+  after: { publishTime: number; id: string } | undefined,
+  limit: number,
+  withContent = false,
+): Promise<Row[]> {
+  let query = whereLive(db.selectFrom('blog_posts').select(withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]), dialect, scope);
+  if (after) query = query.where((eb: any) => eb(eb.refTuple('blog_posts.publish_time', 'blog_posts.id'), '<', eb.tuple(after.publishTime, after.id)));
+  return query.orderBy('blog_posts.publish_time', 'desc').orderBy('blog_posts.id', 'desc').limit(limit).execute();
+}
+
+/** The live post with `urlKey` in the view (url_keys are unique per website and view scope), every column. */
+export async function livePostByUrlKey(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, urlKey: string): Promise<Row | undefined> {
+  return whereLive(db.selectFrom('blog_posts').selectAll(), dialect, scope, true).where('blog_posts.url_key', '=', urlKey).limit(1).executeTakeFirst();
+}
+
+/** A category, tag or author of the website by url_key (unique per website). */
+export async function taxonomyByUrlKey(db: Kysely<any>, websiteId: string, table: string, urlKey: string): Promise<Row | undefined> {
+  return db.selectFrom(table).selectAll().where('website_id', '=', websiteId).where('url_key', '=', urlKey).executeTakeFirst();
+}
+
+/** Rows of `table` in the website by id (a post's categories, tags, authors), in the order of `ids`. */
+export async function rowsByIds(db: Kysely<any>, websiteId: string, table: string, ids: readonly string[]): Promise<Row[]> {
+  if (!ids.length) return [];
+  const rows = await db.selectFrom(table).selectAll().where('website_id', '=', websiteId).where('id', 'in', ids).execute();
+  const byId = new Map(rows.map((r) => [r.id as string, r]));
+  return ids.flatMap((id) => (byId.has(id) ? [byId.get(id)!] : []));
+}
+
+/** Direct sub-categories (sibling order) of a category, at most `limit`, holding a live post of their own. */
+export async function liveChildCategories(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, parentId: string, limit: number): Promise<Row[]> {
+  return db
+    .selectFrom('blog_categories as c')
+    .selectAll('c')
+    .where('c.website_id', '=', scope.websiteId)
+    .where('c.parent_id', '=', parentId)
+    .where((eb) => eb.exists(liveLinked(db, dialect, scope, CATEGORY_LINKS, 'c')))
+    .orderBy('c.sort_order')
+    .orderBy('c.id')
+    .limit(limit)
+    .execute();
+}
+
+/** A live post linked to the category / tag / author `alias.id` (a correlated EXISTS through the side table's primary key). */
+function liveLinked(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, link: LinkSpec, alias: string) {
+  // From the side table's key to each post's primary key (CROSS JOIN keeps that order on SQLite).
+  const query = db
+    .selectFrom(`${link.table} as l`)
+    .crossJoin('blog_posts')
+    .select(sql.lit(1).as('one'))
+    .whereRef('l.website_id', '=', `${alias}.website_id` as never)
+    .whereRef(`l.${link.column}` as never, '=', `${alias}.id` as never)
+    .whereRef('blog_posts.website_id', '=', 'l.website_id')
+    .whereRef('blog_posts.id', '=', 'l.post_id');
+  return whereLive(query as any, dialect, scope, true);
+}
+
+/**
+ * Categories, tags or authors with at least one live post in the view, by id after `afterId`
+ * (keyset on the primary key), at most `limit`: the archives the site's inventory lists.
+ */
+export async function liveTaxonomyAfter(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, link: LinkSpec, table: string, afterId: string | undefined, limit: number): Promise<Row[]> {
+  let query = db
+    .selectFrom(`${table} as t`)
+    .selectAll('t')
+    .where('t.website_id', '=', scope.websiteId)
+    .where((eb) => eb.exists(liveLinked(db, dialect, scope, link, 't')));
+  if (afterId !== undefined) query = query.where('t.id', '>', afterId);
+  return query.orderBy('t.id').limit(limit).execute();
 }

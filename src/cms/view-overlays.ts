@@ -44,6 +44,13 @@ export interface ViewOverlayReader {
    * of the website is INVALID_ARGUMENT naming `view_id`.
    */
   read(key: { websiteId: string; id: string; accountId: string; viewId?: string }): Promise<ViewReading | undefined>;
+  /**
+   * The same resolution for rows the caller already read (a page of a site listing, a feed): one
+   * query for the view's chain and one for the overlays of all `rows` along it. `fields` narrows the
+   * overlaid fields resolved (default: all); `rows` must carry those columns, `id` and `update_time`.
+   * Answers in the order of `rows`. A `viewId` that is not a view of the website is INVALID_ARGUMENT.
+   */
+  readMany(key: { websiteId: string; viewId?: string; rows: readonly Row[]; fields?: readonly string[] }): Promise<ViewReading[]>;
 }
 
 const slot = (name: string) => `\u0000${name}`;
@@ -112,43 +119,103 @@ export function createViewOverlayReader(database: Database, spec: OverlaidResour
   const namedChain = chainQuery(true);
   const defaultChain = chainQuery(false);
 
+  // readMany: the chain alone, then the overlays of many rows along it (primary key probes).
+  const chainOnly = (namedView: boolean) =>
+    preparedQuery(
+      database,
+      db
+        .withRecursive('chain(view_id, fallback_view_id, depth)', (qb: any) =>
+          qb
+            .selectFrom('views')
+            .select(['id', 'fallback_view_id', (eb: any) => eb.lit(0).as('depth')])
+            .where('website_id', '=', slot('website'))
+            .where(namedView ? 'id' : 'is_default', '=', namedView ? slot('view') : (dialect.bool(true) as never))
+            .unionAll(
+              qb
+                .selectFrom('chain as c')
+                .innerJoin('views as v', (join: any) => join.on('v.website_id', '=', slot('website')).onRef('v.id', '=', 'c.fallback_view_id'))
+                .select(['v.id', 'v.fallback_view_id', (eb: any) => eb('c.depth', '+', eb.lit(1)).as('depth')])
+                .where('c.depth', '<', MAX_VIEWS_PER_WEBSITE - 1),
+            ),
+        )
+        .selectFrom('chain as c')
+        .select(['c.view_id', 'c.depth'])
+        .orderBy('c.depth'),
+    );
+  const namedChainOnly = chainOnly(true);
+  const defaultChainOnly = chainOnly(false);
+
   return {
     async read({ websiteId, id, accountId, viewId }) {
       const [row] = await rowQuery({ website: websiteId, id, account: accountId });
       if (!row) return undefined;
       const steps = await (viewId ? namedChain : defaultChain)({ website: websiteId, id, view: viewId });
       if (viewId && steps.length === 0) throw InvalidArgument.field('view_id', `${viewId} is not a view of this website`);
+      return resolveSteps(row, steps, spec.fields);
+    },
 
-      // Nearest first; a view met again means a loop: the chain ends there.
-      const viewChain: string[] = [];
-      const overlays: { viewId: string; overridden: string[]; step: Row }[] = [];
-      for (const step of steps) {
-        const at = step.view_id as string;
-        if (viewChain.includes(at)) break;
-        viewChain.push(at);
-        if (step.overlay_id !== null && step.overlay_id !== undefined) {
-          overlays.push({ viewId: at, overridden: dialect.readJson<string[]>(step.o_overridden) ?? [], step });
-        }
+    async readMany({ websiteId, viewId, rows, fields = spec.fields }) {
+      const chain = await (viewId ? namedChainOnly : defaultChainOnly)({ website: websiteId, view: viewId });
+      if (viewId && chain.length === 0) throw InvalidArgument.field('view_id', `${viewId} is not a view of this website`);
+      const chainIds = [...new Set(chain.map((c) => c.view_id as string))];
+      const overlays = new Map<string, Row>();
+      if (rows.length && chainIds.length) {
+        const found = await db
+          .selectFrom(spec.overlayTable)
+          .select(['id', spec.overlayParent, 'overridden', 'update_time', ...fields])
+          .where('website_id', '=', websiteId)
+          .where(spec.overlayParent, 'in', rows.map((r) => r.id as string))
+          .where('id', 'in', chainIds)
+          .execute();
+        for (const o of found) overlays.set(`${o[spec.overlayParent]}|${o.id}`, o);
       }
-
-      const values: Record<string, unknown> = {};
-      const overriddenFields: string[] = [];
-      const fieldSources: Record<string, string> = {};
-      let updateTime = Number(row.update_time);
-      for (const field of spec.fields) {
-        const source = overlays.find((o) => o.overridden.includes(field));
-        if (!source) {
-          values[field] = row[field] ?? null;
-          continue;
-        }
-        values[field] = source.step[`o_${field}`] ?? null;
-        overriddenFields.push(field);
-        fieldSources[field] = `views/${source.viewId}`;
-        updateTime = Math.max(updateTime, Number(source.step.o_update_time));
-      }
-      return { row, viewId: viewChain[0], viewChain, values, overriddenFields, fieldSources, updateTime };
+      return rows.map((row) =>
+        resolveSteps(
+          row,
+          chain.map((c) => {
+            const o = overlays.get(`${row.id}|${c.view_id}`);
+            if (!o) return { view_id: c.view_id, overlay_id: null };
+            const step: Row = { view_id: c.view_id, overlay_id: o.id, o_overridden: o.overridden, o_update_time: o.update_time };
+            for (const f of fields) step[`o_${f}`] = o[f];
+            return step;
+          }),
+          fields,
+        ),
+      );
     },
   };
+
+  /** Field by field, the nearest overlay of the chain listing the field, else the row's value. */
+  function resolveSteps(row: Row, steps: Row[], fields: readonly string[]): ViewReading {
+    // Nearest first; a view met again means a loop: the chain ends there.
+    const viewChain: string[] = [];
+    const overlays: { viewId: string; overridden: string[]; step: Row }[] = [];
+    for (const step of steps) {
+      const at = step.view_id as string;
+      if (viewChain.includes(at)) break;
+      viewChain.push(at);
+      if (step.overlay_id !== null && step.overlay_id !== undefined) {
+        overlays.push({ viewId: at, overridden: dialect.readJson<string[]>(step.o_overridden) ?? [], step });
+      }
+    }
+
+    const values: Record<string, unknown> = {};
+    const overriddenFields: string[] = [];
+    const fieldSources: Record<string, string> = {};
+    let updateTime = Number(row.update_time);
+    for (const field of fields) {
+      const source = overlays.find((o) => o.overridden.includes(field));
+      if (!source) {
+        values[field] = row[field] ?? null;
+        continue;
+      }
+      values[field] = source.step[`o_${field}`] ?? null;
+      overriddenFields.push(field);
+      fieldSources[field] = `views/${source.viewId}`;
+      updateTime = Math.max(updateTime, Number(source.step.o_update_time));
+    }
+    return { row, viewId: viewChain[0], viewChain, values, overriddenFields, fieldSources, updateTime };
+  }
 }
 
 /** `overridden_fields` of a resolved answer (`note` adds what a resource's answer also leaves out). */

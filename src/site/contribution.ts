@@ -88,6 +88,11 @@ export interface SitePageMeta {
   canonicalPath: string;
   /** `INDEX_FOLLOW`, `NOINDEX_FOLLOW`, … as pages store it. */
   robots?: string;
+  /** Open Graph title and description when they differ from `title` / `description`. */
+  ogTitle?: string;
+  ogDescription?: string;
+  /** An absolute canonical URL elsewhere (a post that first appeared on another site); else `canonicalPath` on this site. */
+  canonicalUrl?: string;
   /** Absolute or site-relative URL of the social image. */
   image?: string;
   /** `website` or `article`. */

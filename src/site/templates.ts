@@ -34,14 +34,14 @@ export const CORE_TEMPLATES: Record<string, string> = {
 <title>{{ page.full_title }}</title>
 {% if page.description %}<meta name="description" content="{{ page.description }}">{% endif %}
 {% if page.robots %}<meta name="robots" content="{{ page.robots }}">{% endif %}
-<link rel="canonical" href="{{ page.canonical_url }}">
+<link rel="canonical" href="{{ page.canonicalUrl | default: page.canonical_url }}">
 {% for alternate in page.alternates %}<link rel="alternate" hreflang="{{ alternate.hreflang }}" href="{{ alternate.url }}">
 {% endfor %}{% if page.markdown_url %}<link rel="alternate" type="text/markdown" href="{{ page.markdown_url }}">
-{% endif %}<meta property="og:title" content="{{ page.title }}">
+{% endif %}<meta property="og:title" content="{{ page.ogTitle | default: page.title }}">
 <meta property="og:type" content="{{ page.type }}">
 <meta property="og:url" content="{{ page.canonical_url }}">
 <meta property="og:site_name" content="{{ site.name }}">
-{% if page.description %}<meta property="og:description" content="{{ page.description }}">{% endif %}
+{% if page.ogDescription or page.description %}<meta property="og:description" content="{{ page.ogDescription | default: page.description }}">{% endif %}
 {% if page.image %}<meta property="og:image" content="{{ page.image }}">{% endif %}
 <meta name="twitter:card" content="{% if page.image %}summary_large_image{% else %}summary{% endif %}">
 {% if chrome.favicon_url %}<link rel="icon" href="{{ chrome.favicon_url }}">{% endif %}
