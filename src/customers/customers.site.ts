@@ -104,6 +104,8 @@ export function customersSite(deps: AreaDeps): SiteContribution {
   const resetRequests = createRateLimiter({ limit: RESET_REQUESTS, windowMs: ATTEMPT_WINDOW_MS });
   /** Set-Cookie values the visitor check decided (renewed or cleared session), sent with the answer. */
   const visitorCookies = new WeakMap<FastifyRequest, string>();
+  /** Answers whose page address holds a secret (the reset link's token). */
+  const noReferrer = new WeakSet<FastifyRequest>();
   const service = (): ResourceService => deps.services[CUSTOMERS];
 
   // The tenant API's body validators of customers (JSON Schema from the declaration), compiled once.
@@ -706,8 +708,8 @@ export function customersSite(deps: AreaDeps): SiteContribution {
     sendMessage(request, reply, view, 'This link does not work', 'The link is unknown, expired or was already used. Ask for a new one.', 400, [{ href: withView('/account/password-reset', view), label: 'Ask for a new link' }]);
 
   function resetConfirmPage(request: FastifyRequest, reply: FastifyReply, view: SiteView, token: string, minLength: number, errors: Map<string, string>, formErrors: string[], status = 200) {
-    // The page's address holds the token: no Referer carries it anywhere.
-    reply.header('referrer-policy', 'no-referrer');
+    // The page's address holds the token: no Referer carries it anywhere (set in onSend, after the core's policy).
+    noReferrer.add(request);
     return sendForm(request, reply, view, {
       heading: 'Choose a new password',
       title: 'Choose a new password',
@@ -792,6 +794,10 @@ export function customersSite(deps: AreaDeps): SiteContribution {
         const origin = request.headers.origin;
         if (origin !== undefined && origin !== siteDeps().siteOf(request).origin) return done(forbidden());
         scope.csrfProtection(request, reply, done);
+      });
+      scope.addHook('onSend', async (request, reply, payload) => {
+        if (noReferrer.has(request)) reply.header('referrer-policy', 'no-referrer');
+        return payload;
       });
       scope.setErrorHandler(async (err, request, reply) => {
         const code = (err as { code?: string }).code ?? '';
