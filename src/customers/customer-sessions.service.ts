@@ -4,6 +4,11 @@ import { FailedPrecondition, Unauthenticated } from '../platform/errors.js';
 
 /** How long a customer session lasts without renewal. */
 export const CUSTOMER_SESSION_LIFETIME_MS = 14 * 24 * 3600_000;
+/**
+ * A session is renewed only once less than this is left (half the lifetime): reading a page is a
+ * read-only `check`, and at most one write renews a session per week of use.
+ */
+export const CUSTOMER_SESSION_RENEW_BELOW_MS = CUSTOMER_SESSION_LIFETIME_MS / 2;
 
 export interface CustomerSession {
   /** The bearer secret; only its SHA-256 is stored. */
@@ -21,10 +26,24 @@ export interface CustomerSession {
 export interface CustomerSessions {
   /** Starts a session for an active customer of the website. */
   create(websiteId: string, customerId: string, now: number): Promise<CustomerSession>;
+  /**
+   * Reads a live session without writing (every site request does): UNAUTHENTICATED when it is
+   * unknown, expired, revoked or its customer inactive. `renewDue` when less than half the lifetime is left.
+   */
+  check(token: string, now: number): Promise<CheckedCustomerSession>;
+  /** Ends one session (sign-out); nothing when it is already gone. */
+  revoke(token: string): Promise<void>;
   /** Extends a live session; UNAUTHENTICATED when it is unknown, expired, revoked or its customer inactive. */
   renew(token: string, now: number): Promise<CustomerSession>;
   /** Ends every session of the customer, inside the caller's transaction when given one. */
   revokeAll(db: Kysely<any>, customerId: string): Promise<number>;
+}
+
+/** A live session as `check` reads it, with the customer's own fields the site shows. */
+export interface CheckedCustomerSession extends CustomerSession {
+  email: string;
+  displayName: string | null;
+  renewDue: boolean;
 }
 
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -44,11 +63,38 @@ export function createCustomerSessions(deps: { db: Kysely<any> }): CustomerSessi
       if (!isTrue(customer.is_active)) throw new FailedPrecondition('CUSTOMER_INACTIVE', 'the customer is not active and may not sign in');
       const token = randomBytes(32).toString('base64url');
       const expireTime = now + CUSTOMER_SESSION_LIFETIME_MS;
+      // Housekeeping: the customer's expired sessions go when a new one starts.
+      await db.deleteFrom('customer_sessions').where('customer_id', '=', customerId).where('expire_time', '<=', now).execute();
       await db
         .insertInto('customer_sessions')
         .values({ token_hash: hashOf(token), website_id: websiteId, customer_id: customerId, expire_time: expireTime, create_time: now })
         .execute();
       return { token, customerId, websiteId, expireTime };
+    },
+
+    async check(token, now) {
+      const session = await db
+        .selectFrom('customer_sessions as s')
+        .innerJoin('customers as c', 'c.id', 's.customer_id')
+        .select(['s.customer_id', 's.website_id', 's.expire_time', 'c.is_active', 'c.email', 'c.display_name'])
+        .where('s.token_hash', '=', hashOf(token))
+        .executeTakeFirst();
+      if (!session || Number(session.expire_time) <= now) throw new Unauthenticated('the customer session is unknown or expired');
+      if (!isTrue(session.is_active)) throw new Unauthenticated('the customer is not active');
+      const expireTime = Number(session.expire_time);
+      return {
+        token,
+        customerId: session.customer_id,
+        websiteId: session.website_id,
+        expireTime,
+        email: session.email,
+        displayName: session.display_name ?? null,
+        renewDue: expireTime - now < CUSTOMER_SESSION_RENEW_BELOW_MS,
+      };
+    },
+
+    async revoke(token) {
+      await db.deleteFrom('customer_sessions').where('token_hash', '=', hashOf(token)).execute();
     },
 
     async renew(token, now) {

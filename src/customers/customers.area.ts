@@ -6,6 +6,7 @@ import { customerAttributeResource } from './customer-attribute.resource.js';
 import { customerGroupResource, recomputeGroupHandler, RECOMPUTE_CUSTOMER_GROUP } from './customer-group.resource.js';
 import { createCustomerSessions } from './customer-sessions.service.js';
 import { customerResource, type CustomerAreaDeps } from './customer.resource.js';
+import { customersSite } from './customers.site.js';
 
 /** `:move` of a website-wide sibling list (sections, attributes): `after_id` null or absent puts the item first. */
 export function moveMethod(table: string, noun: string): CustomMethodDecl {
@@ -28,7 +29,8 @@ export function moveMethod(table: string, noun: string): CustomMethodDecl {
 
 /**
  * Customers (SPEC 2.12–2.15, 4.6): attribute sections and definitions, groups (DYNAMIC members
- * recomputed by an Operation), customers, and the customer session store the rendered site uses.
+ * recomputed by an Operation), customers, and the customer session store the rendered site uses;
+ * on rendered websites, visitors sign up and in as customers (customers.site.ts).
  */
 export const customersArea: Area = {
   name: 'customers',
@@ -43,6 +45,7 @@ export const customersArea: Area = {
       customerResource(areaDeps),
     ];
   },
+  site: (deps) => customersSite(deps),
   jobs(operations, deps) {
     operations.register(RECOMPUTE_CUSTOMER_GROUP, recomputeGroupHandler({ db: deps.database.db, dialect: deps.database.dialect }));
   },

@@ -13,6 +13,7 @@ import * as access from './2026-11-23-1010-access.js';
 import * as blog from './2026-11-23-1020-blog.js';
 import * as listRowCounts from './2026-11-26-1120-list-row-counts.js';
 import * as site from './2026-11-26-1410-site.js';
+import * as siteVisitors from './2026-11-26-1440-site-visitors.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-1020-blog': blog,
   '2026-11-26-1120-list-row-counts': listRowCounts,
   '2026-11-26-1410-site': site,
+  '2026-11-26-1440-site-visitors': siteVisitors,
 };

@@ -12,6 +12,11 @@ export const MAIL_TEMPLATES = {
   email_change_confirm: ['confirm_url', 'new_email', 'expire_time'],
   email_change_notice: ['new_email'],
   password_changed: ['change_time'],
+  /**
+   * A website's own email template (src/email-templates/), filled in when it was enqueued: the
+   * mailer sends the parts as they are (values were escaped for the HTML part when filled in).
+   */
+  website: ['subject', 'html', 'text'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type MailTemplateId = keyof typeof MAIL_TEMPLATES;
@@ -60,7 +65,7 @@ function render(body: MailBody): RenderedMail {
 const NOT_YOU = `If you did not ask for this, you can ignore this message. ${PRODUCT}`;
 const SECURITY = `You receive this notice for your account's security. If this was not you, reset your password now. ${PRODUCT}`;
 
-const builders: { [T in MailTemplateId]: (d: Record<(typeof MAIL_TEMPLATES)[T][number], string>) => MailBody } = {
+const builders: { [T in Exclude<MailTemplateId, 'website'>]: (d: Record<(typeof MAIL_TEMPLATES)[T][number], string>) => MailBody } = {
   invitation: (d) => ({
     subject: `${d.inviter_name} invited you to ${d.account_name}`,
     paragraphs: [`${d.inviter_name} invited you to join ${d.account_name} on ${PRODUCT} as ${d.role_name}.`, `The invitation expires ${d.expire_time}.`],
@@ -102,5 +107,9 @@ export function checkMailData(template: MailTemplateId, data: Record<string, str
 /** The subject and both parts of one message. `locale` is reserved (English for every locale today). */
 export function renderMail(template: MailTemplateId, data: Record<string, string>, _locale?: string): RenderedMail {
   checkMailData(template, data);
+  if (template === 'website') {
+    const html = `<!doctype html>\n<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"></head>\n<body>\n${data.html}\n</body></html>\n`;
+    return { subject: data.subject.replace(/[\r\n]+/g, ' '), text: data.text, html };
+  }
   return render((builders[template] as (d: Record<string, string>) => MailBody)(data));
 }
