@@ -5,7 +5,7 @@ import { cmsPageGroupResource, pageGroupCustomerGroupReference, pageGroupViewRef
 import { cmsPageResource, PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { overlayReference, visibleViewsReference } from './cms.service.js';
 import { overlayResource } from './overlay.js';
-import { createResolver } from './resolve.js';
+import { createResolver, type ResolverSpec } from './resolve.js';
 
 /** Id of the home page every website gets at provisioning (ids are unique per website). */
 export const HOME_PAGE_ID = 'home';
@@ -45,21 +45,24 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** How `cms_pages/{p}:resolve` (and the rendered site's page reads, published-pages.ts) read a page. */
+export const PAGE_RESOLVER_SPEC: ResolverSpec = {
+  table: 'cms_pages',
+  overlayTable: 'cms_page_views',
+  overlayParent: 'cms_page_id',
+  param: 'cms_page_id',
+  collection: 'cms_pages',
+  contentFields: Object.keys(PAGE_CONTENT_FIELDS),
+  plainFields: ['url_key', 'is_active', 'meta_robots', 'visible_view_ids'],
+  groups: { table: 'cms_page_groups', membersTable: 'cms_page_group_members' },
+};
+
 /** CMS pages and blocks with their per-view overlays and customer-group versions. */
 export const cmsArea: Area = {
   name: 'cms',
   resources: (deps) => {
     const { dialect } = deps.database;
-    const pageResolver = createResolver(deps.database, {
-      table: 'cms_pages',
-      overlayTable: 'cms_page_views',
-      overlayParent: 'cms_page_id',
-      param: 'cms_page_id',
-      collection: 'cms_pages',
-      contentFields: Object.keys(PAGE_CONTENT_FIELDS),
-      plainFields: ['url_key', 'is_active', 'meta_robots', 'visible_view_ids'],
-      groups: { table: 'cms_page_groups', membersTable: 'cms_page_group_members' },
-    });
+    const pageResolver = createResolver(deps.database, PAGE_RESOLVER_SPEC);
     const blockResolver = createResolver(deps.database, {
       table: 'cms_blocks',
       overlayTable: 'cms_block_views',

@@ -9,6 +9,8 @@ import { createViewOverlayReader, fieldSourcesSchema, overriddenFieldsSchema, pr
 /** Reads a page or block as one view (and, for pages, one customer group) sees it. */
 export interface PageResolver {
   resolve(ctx: RequestContext, params: Record<string, string>, body: { view_id?: string; customer_group_id?: string; customer_id?: string }): Promise<Record<string, unknown>>;
+  /** The same read for a caller without a request context (the rendered site): the account the row must belong to. */
+  resolveAs(accountId: string, params: Record<string, string>, body: { view_id?: string; customer_group_id?: string; customer_id?: string }): Promise<Record<string, unknown>>;
 }
 
 export interface ResolverSpec {
@@ -167,11 +169,12 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
     return row.version_id ? row : undefined;
   }
 
-  return {
-    async resolve(ctx, params, body) {
+  const resolver: PageResolver = {
+    resolve: (ctx, params, body) => resolver.resolveAs(ctx.access!.accountId, params, body),
+    async resolveAs(accountId, params, body) {
       const websiteId = params.website_id;
       const id = params[spec.param];
-      const reading = await reader.read({ websiteId, id, accountId: ctx.access!.accountId, viewId: body.view_id });
+      const reading = await reader.read({ websiteId, id, accountId, viewId: body.view_id });
       if (!reading) throw new NotFound(`${spec.collection.replace(/s$/, '')} ${id}`);
       const { row, viewId } = reading;
 
@@ -219,4 +222,5 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
       return result;
     },
   };
+  return resolver;
 }
