@@ -5,7 +5,7 @@ import type { OperationRun } from '../platform/jobs/operations.js';
 import { overlayReference, visibleViewsReference } from '../cms/cms.service.js';
 import { draftPostsOnlyIn } from './blog.repo.js';
 import { overlayResource } from '../cms/overlay.js';
-import { createResolver } from '../cms/resolve.js';
+import { createResolver, type ResolverSpec } from '../cms/resolve.js';
 import { AUTHOR_CONTENT_FIELDS, blogAuthorResource } from './blog-author.resource.js';
 import { blogCategoryResource, CATEGORY_CONTENT_FIELDS } from './blog-category.resource.js';
 import { blogPostResource, POST_CONTENT_FIELDS, PUBLISH_SCHEDULED_POST } from './blog-post.resource.js';
@@ -45,25 +45,28 @@ const PLAIN_FIELDS: Record<string, string[]> = {
   blog_authors: ['url_key', 'avatar_media_id', 'user_id'],
 };
 
+/** How each overlaid blog resource is read as a view sees it (`:resolve`, and the rendered site's reads). */
+export const BLOG_RESOLVER_SPECS: Record<string, ResolverSpec> = Object.fromEntries(
+  OVERLAID.map((o) => [
+    o.parent,
+    {
+      table: o.parent,
+      overlayTable: o.table,
+      overlayParent: o.param,
+      param: o.param,
+      collection: o.parent,
+      contentFields: Object.keys(o.fields),
+      plainFields: PLAIN_FIELDS[o.parent],
+    },
+  ]),
+);
+
 /** Blog: posts (scheduled publishing, revisions), categories (tree), tags and authors, each with per-view overlays. */
 export const blogArea: Area = {
   name: 'blog',
   resources: (deps) => {
     const { dialect } = deps.database;
-    const resolvers = Object.fromEntries(
-      OVERLAID.map((o) => [
-        o.parent,
-        createResolver(deps.database, {
-          table: o.parent,
-          overlayTable: o.table,
-          overlayParent: o.param,
-          param: o.param,
-          collection: o.parent,
-          contentFields: Object.keys(o.fields),
-          plainFields: PLAIN_FIELDS[o.parent],
-        }),
-      ]),
-    );
+    const resolvers = Object.fromEntries(OVERLAID.map((o) => [o.parent, createResolver(deps.database, BLOG_RESOLVER_SPECS[o.parent])]));
     const services = () => deps.services;
     const post = blogPostResource({ dialect, operations: deps.operations, resolver: resolvers.blog_posts });
     return [

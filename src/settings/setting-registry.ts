@@ -35,6 +35,12 @@ export const SITE_NAME_PATH = 'general.site.name';
 export const MEDIA_REQUIRE_SIGNATURE_PATH = 'media.transforms.require_signature';
 
 export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
+  // The agent surface of every rendered site (docs/decisions.md, "Rendered websites: the agent surface"): each part on by default, each switchable.
+  { path: 'agents.api.enabled', description: 'Whether the site serves its public read API of published content (`/api/v1/…`, with its OpenAPI document).', type: 'BOOLEAN', default_value: true, view_overridable: false },
+  { path: 'agents.api_catalog.enabled', description: 'Whether the site serves `/.well-known/api-catalog` (RFC 9727) listing its read API and MCP server.', type: 'BOOLEAN', default_value: true, view_overridable: false },
+  { path: 'agents.llms_txt.enabled', description: 'Whether the site serves `/llms.txt` and `/llms-full.txt` (per view: `/{url_prefix}/llms.txt`).', type: 'BOOLEAN', default_value: true, view_overridable: true },
+  { path: 'agents.markdown.enabled', description: 'Whether pages and posts have Markdown twins (`{path}.md` and `Accept: text/markdown`).', type: 'BOOLEAN', default_value: true, view_overridable: true },
+  { path: 'agents.mcp.enabled', description: 'Whether the site serves its read-only MCP server at `/mcp` (Streamable HTTP).', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'analytics.enabled', description: 'Whether the site collects visitor analytics.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'customer.account.email_confirmation_required', description: 'New customers confirm their email address before they can sign in.', type: 'BOOLEAN', default_value: false, view_overridable: false },
   { path: 'customer.account.registration_enabled', description: 'Visitors may create customer accounts.', type: 'BOOLEAN', default_value: true, view_overridable: false },
@@ -71,6 +77,10 @@ export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
     default_value: false,
     view_overridable: false,
   },
+  // Content signals (contentsignals.org) in robots.txt and on Markdown answers: search and answers yes, training no by default.
+  { path: 'seo.content_signals.ai_input', description: 'Content-Signal `ai-input`: whether AI systems may use the content as input to answers (retrieval, grounding).', type: 'BOOLEAN', default_value: true, view_overridable: false },
+  { path: 'seo.content_signals.ai_train', description: 'Content-Signal `ai-train`: whether the content may be used to train or fine-tune AI models.', type: 'BOOLEAN', default_value: false, view_overridable: false },
+  { path: 'seo.content_signals.search', description: 'Content-Signal `search`: whether the content may be used to build a search index and show links and snippets.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'seo.default_title_suffix', description: 'Shown after every page title, separated by a space (e.g. `| Bob’s Bakery`).', type: 'STRING', max_length: 70, default_value: '', view_overridable: true },
   { path: 'seo.robots.allow_indexing', description: 'Whether search engines may index the site.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   {

@@ -7,7 +7,9 @@ import { TtlCache } from '../platform/cache.js';
 import { toApiError } from '../platform/http/errors.js';
 import type { SiteChrome } from './chrome.js';
 import { readSiteChrome } from './chrome.js';
+import { agentsContribution } from './agents/agents.site.js';
 import { approximateTokens, MARKDOWN_TWINS_SETTING, markdownPathOf, markdownTwin, wantsMarkdown } from './agents/markdown.js';
+import { contentSignal } from './agents/signals.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
 import type { SiteHosts } from './hosts.js';
 import { registerSiteTags, siteRenderGlobals } from './liquid-tags.js';
@@ -66,8 +68,8 @@ export async function registerSiteSurface(
   opts: { deps: AreaDeps; hosts: SiteHosts; versions: SiteVersions; contributions: SiteContribution[] },
 ): Promise<SiteDeps> {
   const { deps, hosts, versions } = opts;
-  // The core's own contributions (root routes of the site itself), after the areas'.
-  const contributions = [...opts.contributions, sitemapContribution()];
+  // The core's own contributions after the areas': the sitemap and the agent surface (robots.txt, llms.txt, read API, /mcp, …).
+  const contributions = [...opts.contributions, sitemapContribution(), agentsContribution()];
   const { database } = deps;
   const db = database.db;
   const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin);
@@ -349,12 +351,9 @@ export async function registerSiteSurface(
   return siteDeps;
 }
 
-/**
- * Headers every answer meant for agents carries. The agent-surface work of issue 15 adds the
- * `Content-Signal` header (from the website's content-signal settings) here.
- */
-function agentHeaders(_settings: SiteSettings): Record<string, string> {
-  return {};
+/** Headers every answer meant for agents carries: the site's content signals (contentsignals.org). */
+function agentHeaders(settings: SiteSettings): Record<string, string> {
+  return { 'content-signal': contentSignal(settings) };
 }
 
 /** `INDEX_FOLLOW` → `index, follow`; a site that may not be indexed says `noindex` everywhere. */

@@ -107,7 +107,14 @@ describe('reading settings', () => {
     expect(page.settings.map((s: any) => s.path)).toEqual(['general.web.custom_domain']);
     expect(page.total_size).toBe(1);
     const seo = await list(t, alice.token, settingsUrl, { filter: 'path:"seo." AND source = DEFAULT', order_by: 'path desc' });
-    expect(seo.settings.map((s: any) => s.path)).toEqual(['seo.robots.disallow_paths', 'seo.robots.allow_indexing', 'seo.default_title_suffix']);
+    expect(seo.settings.map((s: any) => s.path)).toEqual([
+      'seo.robots.disallow_paths',
+      'seo.robots.allow_indexing',
+      'seo.default_title_suffix',
+      'seo.content_signals.search',
+      'seo.content_signals.ai_train',
+      'seo.content_signals.ai_input',
+    ]);
   });
 
   it('a filter or order on an undeclared field is INVALID_ARGUMENT naming it; a token of another filter is refused', async () => {

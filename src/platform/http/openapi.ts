@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 
@@ -8,20 +8,39 @@ import swaggerUi from '@fastify/swagger-ui';
  */
 export async function registerOpenApi(
   app: FastifyInstance,
-  opts: { prefix: string; title: string; serverUrl: string; bearer: boolean },
+  opts: {
+    prefix: string;
+    title: string;
+    /** A function when the server is the host a request came in on (a rendered site's read API). */
+    serverUrl: string | ((request: FastifyRequest) => string);
+    bearer: boolean;
+    /** Also serve the browsable reference at `{prefix}/docs` (default true). */
+    docs?: boolean;
+    description?: string;
+  },
 ): Promise<void> {
+  const staticServer = typeof opts.serverUrl === 'string' ? opts.serverUrl : '/';
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: opts.title,
         version: 'v1',
-        description: `${opts.title} of the website-building platform. Errors use one canonical body: \`{error: {code, status, message, details}}\`.`,
+        description: `${opts.description ?? `${opts.title} of the website-building platform.`} Errors use one canonical body: \`{error: {code, status, message, details}}\`.`,
         contact: { name: 'Platform team', url: 'https://github.com/' },
         license: { name: 'Proprietary', url: 'https://example.com/license' },
       },
       // `x-internal: false`: the audience is the public (OWASP inventory rules).
-      servers: [{ url: opts.serverUrl, description: 'This deployment: production, staging or local development, as its PUBLIC_BASE_URL says.', 'x-internal': false } as never],
+      servers: [
+        {
+          url: staticServer,
+          description:
+            typeof opts.serverUrl === 'string'
+              ? 'This deployment: production, staging or local development, as its PUBLIC_BASE_URL says.'
+              : 'The website this document was read from (its platform host or custom domain).',
+          'x-internal': false,
+        } as never,
+      ],
       ...(opts.bearer && {
         components: {
           securitySchemes: {
@@ -41,8 +60,13 @@ export async function registerOpenApi(
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
     transformObject: (documentObject) => shareRepeatedParts((documentObject as { openapiObject: OpenApiDocument }).openapiObject) as never,
   });
-  app.get(`${opts.prefix}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: `${opts.prefix}/docs`, staticCSP: true });
+  const serverUrl = opts.serverUrl;
+  app.get(`${opts.prefix}/openapi.json`, { schema: { hide: true } }, async (request) => {
+    const doc = app.swagger() as unknown as OpenApiDocument;
+    if (typeof serverUrl === 'string') return doc;
+    return { ...doc, servers: doc.servers?.map((server: Record<string, unknown>) => ({ ...server, url: serverUrl(request) })) };
+  });
+  if (opts.docs !== false) await app.register(swaggerUi, { routePrefix: `${opts.prefix}/docs`, staticCSP: true });
 }
 
 type OpenApiDocument = Record<string, any> & { paths?: Record<string, Record<string, any>>; components?: Record<string, any> };

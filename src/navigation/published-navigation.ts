@@ -1,0 +1,85 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../platform/db/database.js';
+
+/** Most items one menu read returns (menus are small; this bounds a pathological one). */
+export const MAX_MENU_ITEMS = 1000;
+
+/** An entry of a menu as one view shows it. */
+export interface PublishedMenuItem {
+  label: string;
+  /** Site path of the linked page, or the item's URL. */
+  href: string;
+  /** Set when the item links to a page. */
+  cms_page_id?: string;
+  open_in_new_tab: boolean;
+  children: PublishedMenuItem[];
+}
+
+export interface PublishedMenu {
+  identifier: string;
+  display_name: string;
+  items: PublishedMenuItem[];
+}
+
+/**
+ * A menu by identifier as one view shows it, for callers without a request context (the rendered
+ * site): undefined when the menu is not visible in the view. Items that are inactive or invisible in
+ * the view are left out with their sub-items, and so are items linking to a page the view does not
+ * serve (`pageHref` answers undefined); siblings in `sort_order`.
+ */
+export async function readPublishedMenu(
+  database: Database,
+  key: { websiteId: string; accountId: string; viewId: string; identifier: string },
+  pageHref: (pageId: string) => Promise<string | undefined>,
+): Promise<PublishedMenu | undefined> {
+  const { dialect } = database;
+  const db: Kysely<any> = database.db;
+  const visible = (eb: any) => eb.or([dialect.arrayHas('visible_view_ids', key.viewId), eb(dialect.arrayLength('visible_view_ids'), '=', 0)]);
+  const menu = await db
+    .selectFrom('navigation_menus')
+    .select(['id', 'identifier', 'display_name'])
+    .where('website_id', '=', key.websiteId)
+    .where('account_id', '=', key.accountId)
+    .where('identifier', '=', key.identifier)
+    .where(visible)
+    .executeTakeFirst();
+  if (!menu) return undefined;
+  const rows = await db
+    .selectFrom('navigation_items')
+    .select(['id', 'parent_id', 'label', 'cms_page_id', 'url', 'open_in_new_tab', 'sort_order'])
+    .where('website_id', '=', key.websiteId)
+    .where('navigation_menu_id', '=', menu.id)
+    .where('is_active', '=', dialect.bool(true) as never)
+    .where(visible)
+    .orderBy('level')
+    .orderBy('sort_order')
+    .orderBy('id')
+    .limit(MAX_MENU_ITEMS)
+    .execute();
+  const byParent = new Map<string, typeof rows>();
+  for (const row of rows) {
+    const parent = (row.parent_id as string | null) ?? '';
+    byParent.set(parent, [...(byParent.get(parent) ?? []), row]);
+  }
+  const hrefs = new Map<string, string | undefined>();
+  async function level(parent: string): Promise<PublishedMenuItem[]> {
+    const items: PublishedMenuItem[] = [];
+    for (const row of byParent.get(parent) ?? []) {
+      let href: string | undefined = row.url ?? undefined;
+      if (row.cms_page_id) {
+        if (!hrefs.has(row.cms_page_id)) hrefs.set(row.cms_page_id, await pageHref(row.cms_page_id));
+        href = hrefs.get(row.cms_page_id);
+      }
+      if (href === undefined) continue;
+      items.push({
+        label: row.label,
+        href,
+        ...(row.cms_page_id ? { cms_page_id: row.cms_page_id } : {}),
+        open_in_new_tab: row.open_in_new_tab === true || row.open_in_new_tab === 1,
+        children: await level(row.id),
+      });
+    }
+    return items;
+  }
+  return { identifier: menu.identifier, display_name: menu.display_name, items: await level('') };
+}
