@@ -177,7 +177,8 @@ export async function registerSiteSurface(
         alternates,
       },
       chrome,
-      visitor: ctx.visitor ? { display_name: ctx.visitor.displayName, email: ctx.visitor.email } : null,
+      // Whether someone is signed in, never who: shared renderings are cached per customer groups.
+      visitor: ctx.visitor ? { signed_in: true } : null,
     }, { globals: siteRenderGlobals(ctx, view) });
   }
 
@@ -225,7 +226,7 @@ export async function registerSiteSurface(
     site.addHook('onSend', async (request, reply, payload) => {
       const type = String(reply.getHeader('content-type') ?? '');
       reply.header('x-content-type-options', 'nosniff');
-      reply.header('referrer-policy', 'strict-origin-when-cross-origin');
+      if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'strict-origin-when-cross-origin');
       if (type.startsWith('text/html')) {
         reply.header('content-security-policy', csp);
         reply.header('x-frame-options', 'SAMEORIGIN');
@@ -238,7 +239,10 @@ export async function registerSiteSurface(
       const apiError = toApiError(err as never);
       if (apiError.httpCode >= 500) request.log.error({ err, request_id: request.id }, 'site request failed');
       if ((request.routeOptions.config as { siteJson?: boolean } | undefined)?.siteJson) throw err;
-      return reply.code(apiError.httpCode).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorHtml(apiError.httpCode, request.id));
+      // A plugin's own client error (403 of a CSRF check, 415, 413) keeps its status on an HTML page.
+      const own = (err as { statusCode?: number }).statusCode;
+      const status = own !== undefined && own >= 400 && own < 500 && !(err instanceof Error && 'validation' in err) ? own : apiError.httpCode;
+      return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(errorHtml(status, request.id));
     });
 
     for (const contribution of contributions) await contribution.routes?.(site, siteDeps);

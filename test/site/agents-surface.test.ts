@@ -153,7 +153,7 @@ describe('site agent surface', () => {
     const unknown = await t.request('GET', '/llms.txt', { headers: { host: 'no-such-site.localhost' } });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.body).not.toContain('Alpha');
-    for (const path of ['/%00/llms.txt', '/llms.txt%0a', '/llms.txt/..', `/${'a'.repeat(3000)}/llms.txt`]) {
+    for (const path of ['/%00/llms.txt', '/llms.txt%0a', '/..%5cllms.txt', `/${'a'.repeat(3000)}/llms.txt`]) {
       const res = await a.site('GET', path);
       expect(res.statusCode, path).toBeGreaterThanOrEqual(300);
       expect(res.statusCode, path).toBeLessThan(500);

@@ -11,18 +11,12 @@ import { API, expectStatus } from '../support/fixtures.js';
 import { png, upload } from '../support/media.js';
 
 /**
- * Stand-in for the customers area's visitor (another part of issue 15): a request naming a
- * customer and their groups in test headers is that signed-in visitor. Plus a template using the
- * `block_content` tag, as a theme would.
+ * A template using the `block_content` tag, as a theme would. (Customer-group versions for a
+ * signed-in visitor are tested with the real sign-in: test/site/visitors-group-pages.test.ts.)
  */
 const testSiteArea: Area = {
   name: 'test-site',
   site: () => ({
-    visitor: async (request) => {
-      const customerId = request.headers['x-test-customer'];
-      if (typeof customerId !== 'string') return undefined;
-      return { customerId, displayName: null, email: 'c@example.com', groupIds: String(request.headers['x-test-groups'] ?? '').split(',').filter(Boolean) };
-    },
     templates: { 'test/blocks': `{% layout 'layout' %}{% block content %}<h1>Blocks</h1>{% block_content 'promo' %}|{% block_content name %}|{% block_content 'missing' %}{% endblock %}` },
     pages: [{ pattern: '/test-blocks', handler: async (ctx) => ({ kind: 'html', template: 'test/blocks', data: { name: 'promo-de' }, meta: { title: 'Blocks', canonicalPath: ctx.href('/test-blocks') } }) }],
   }),
@@ -140,20 +134,6 @@ describe('pages on the site', () => {
     const res = await eventually(`/${page.url_key}`, (_b, s) => s === 200);
     expect(res.body).not.toContain('alert(1)');
     expect(res.body).not.toContain('onerror');
-  });
-
-  it("a signed-in customer sees their group's version of a page; everybody else sees the page", async () => {
-    const groups = `${API}/websites/${alice.websiteId}/customer_groups`;
-    const vip = expectStatus(await post(groups, { display_name: `VIP ${Date.now()}` }), 201).id;
-    const customer = expectStatus(await post(`${API}/websites/${alice.websiteId}/customers`, { email: `v${Date.now()}@example.com`, password: 'secret-123', manual_group_ids: [vip] }), 201);
-    const page = await createPage({ content: '<p>Public prices</p>' });
-    expectStatus(await post(`${API}/${page.name}/groups`, { customer_group_ids: [vip], content: '<p>VIP prices</p>' }), 201);
-    const visitor = { 'x-test-customer': customer.id, 'x-test-groups': vip };
-    const asVip = await eventually(`/${page.url_key}`, (b) => b.includes('VIP prices'), visitor);
-    expect(asVip.body).not.toContain('Public prices');
-    const anonymous = await site(`/${page.url_key}`);
-    expect(anonymous.body).toContain('Public prices');
-    expect(anonymous.body).not.toContain('VIP prices');
   });
 
   it("another website's page is never served, even under the same url_key", async () => {

@@ -51,3 +51,72 @@ export const ACCESSIBILITY_PAGES: AccessibilityPage[] = [
   },
   { name: 'not-found page', status: 404, setup: async () => '/a11y-no-such-page' },
 ];
+
+/** The blog: its index (paged), a post with everything a post page shows, its archives, a post in a second view. */
+const blogFixture = new WeakMap<AccessibilityFixture, Promise<Record<string, string>>>();
+function blogOf(f: AccessibilityFixture): Promise<Record<string, string>> {
+  let made = blogFixture.get(f);
+  if (!made) {
+    made = (async () => {
+      const base = `${API}/websites/${f.user.websiteId}`;
+      const create = async (collection: string, body: unknown) => expectStatus(await f.t.request('POST', `${base}/${collection}`, { token: f.user.token, body }), 201);
+      // One post per page, so `?page=2` exists.
+      expectStatus(await f.t.request('PATCH', `${base}/settings/design.pagination.page_size`, { token: f.user.token, body: { value: 1 } }), 200);
+      const bread = await create('blog_categories', { display_name: 'Bread', url_key: 'a11y-bread' });
+      await create('blog_categories', { display_name: 'Rye', url_key: 'a11y-rye', parent_id: bread.id });
+      const tag = await create('blog_tags', { display_name: 'Baking', url_key: 'a11y-baking' });
+      const author = await create('blog_authors', { display_name: 'Ada Baker', url_key: 'a11y-ada' });
+      const image = await upload(f.t, f.user.token, f.user.websiteId, 'crust.png', await png(800, 600), { alt_text: 'A crust' });
+      const day = 86_400_000;
+      const post = await create('blog_posts', {
+        title: 'How we bake rye',
+        content: '<p>Slowly.</p><h2>Flour</h2><p>Stone-ground.</p>',
+        state: 'PUBLISHED',
+        publish_time: new Date(Date.now() - day).toISOString(),
+        category_ids: [bread.id],
+        tag_ids: [tag.id],
+        author_ids: [author.id],
+        feature_image_media_id: image.id,
+        feature_image_alt: 'A dark rye loaf',
+      });
+      for (const n of [2, 3]) await create('blog_posts', { title: `Older post ${n}`, content: '<p>Earlier.</p>', state: 'PUBLISHED', publish_time: new Date(Date.now() - n * day).toISOString() });
+      const de = await create('blog_posts', { title: 'Roggen backen', content: '<p>Langsam.</p>', state: 'PUBLISHED', publish_time: new Date(Date.now() - 4 * day).toISOString(), visible_view_ids: [f.deViewId] });
+      return { post: post.url_key, category: bread.url_key, tag: tag.url_key, author: author.url_key, de: de.url_key };
+    })();
+    blogFixture.set(f, made);
+  }
+  return made;
+}
+
+ACCESSIBILITY_PAGES.push(
+  { name: 'blog index', status: 200, setup: async (f) => (await blogOf(f), '/blog') },
+  { name: 'blog index, page 2', status: 200, setup: async (f) => (await blogOf(f), '/blog?page=2') },
+  { name: 'blog post with image, authors, tags and categories', status: 200, setup: async (f) => `/blog/${(await blogOf(f)).post}` },
+  { name: 'blog category archive with a sub-category', status: 200, setup: async (f) => `/blog/category/${(await blogOf(f)).category}` },
+  { name: 'blog tag archive', status: 200, setup: async (f) => `/blog/tag/${(await blogOf(f)).tag}` },
+  { name: 'blog author archive', status: 200, setup: async (f) => `/blog/author/${(await blogOf(f)).author}` },
+  { name: 'blog post in a second view', status: 200, setup: async (f) => `/de/blog/${(await blogOf(f)).de}` },
+);
+
+/** Visitors' forms (src/customers/customers.site.ts). */
+ACCESSIBILITY_PAGES.push(
+  {
+    name: 'sign-up form with registration attributes',
+    status: 200,
+    async setup(f) {
+      for (const body of [
+        { key: 'a11y_size', display_name: 'Shoe size', type: 'NUMBER', is_required: true, show_in_registration: true, description: 'EU sizes' },
+        { key: 'a11y_news', display_name: 'Newsletter', type: 'BOOLEAN', show_in_registration: true },
+        { key: 'a11y_topics', display_name: 'Topics', type: 'MULTISELECT', show_in_registration: true, options: [{ value: 'bread', display_name: 'Bread' }, { value: 'cake', display_name: 'Cake' }] },
+        { key: 'a11y_shop', display_name: 'Shop', type: 'SELECT', show_in_registration: true, options: [{ value: 'north', display_name: 'North' }] },
+        { key: 'a11y_bio', display_name: 'About you', type: 'TEXTAREA', show_in_registration: true },
+        { key: 'a11y_birthday', display_name: 'Birthday', type: 'DATE', show_in_registration: true },
+      ]) expectStatus(await post(f, 'customer_attributes', body), 201);
+      return '/account/sign-up';
+    },
+  },
+  { name: 'sign-in form', status: 200, setup: async () => '/account/sign-in' },
+  { name: 'password reset request form', status: 200, setup: async () => '/account/password-reset' },
+  { name: 'sign-in form in a second view', status: 200, setup: async () => '/account/sign-in?view=de' },
+  { name: 'password reset link that does not work', status: 400, setup: async () => '/account/password-reset/confirm?token=nope' },
+);
