@@ -240,6 +240,11 @@ export function createEditorialService(e: EditorialDeps) {
    */
   async function applyDraft(ctx: RequestContext, tx: TransactionScope, entry: Row, exec: Row, plan: Plan): Promise<string[]> {
     const fields = draftFields(dialect.readJson(exec.output));
+    // The service is below the HTTP layer's JSON Schema: the declared bounds are checked here, from the same declaration.
+    for (const [name, value] of Object.entries(fields)) {
+      const field = e.posts().decl.fields[name];
+      if (field?.maxLength !== undefined && value.length > field.maxLength) throw InvalidArgument.field(name, `the drafting run wrote ${value.length} characters; at most ${field.maxLength}`);
+    }
     const runCtx = { ...ctx, agent: runName(exec.account_id, exec.id) };
     const post = await loadPost(tx.trx, dialect, entry.website_id, entry.post_id, true);
     if (!post) {

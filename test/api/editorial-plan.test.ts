@@ -138,7 +138,7 @@ describe('editorial_plan:refill', () => {
   it('fills every free slot inside the horizon from the backlog, highest priority first, and a second call adds nothing (idempotent)', async () => {
     const u = await freshSite();
     expectStatus(await patchPlan({ slots: [{ weekday: 'MONDAY', time: '09:00' }, { weekday: 'WEDNESDAY', time: '09:00' }, { weekday: 'FRIDAY', time: '09:00' }], horizon_days: 14, time_zone: 'UTC' }, u), 200);
-    const items = [];
+    const items: any[] = [];
     for (let i = 0; i < 8; i++) items.push(await addItem({ topic: `Topic ${i}`, priority: i * 10 }, u));
     const first = expectStatus(await refill(u), 200);
     await expectShape(t, 'RefillEditorialPlan', 200, first);
