@@ -142,7 +142,7 @@ export function editorialPlanResource(deps: { dialect: SqlDialect; customMethods
             additionalProperties: false,
             properties: {
               weekday: { type: 'string', enum: [...WEEKDAYS], description: 'Day of the week.' },
-              time: { type: 'string', pattern: TIME_PATTERN, description: 'Local time, HH:MM.' },
+              time: { type: 'string', pattern: TIME_PATTERN, maxLength: 5, description: 'Local time, HH:MM.' },
             },
           },
         },
