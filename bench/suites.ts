@@ -14,6 +14,7 @@ import { aiSuite } from './ai.js';
 import { listsSuite } from './lists.js';
 import { blogSuite } from './blog.js';
 import { accessSuite } from './access.js';
+import { editorialSuite } from './editorial.js';
 
 export interface MeasureOptions {
   auth?: boolean;
@@ -65,7 +66,7 @@ export interface BenchSuite {
 }
 
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, accessSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

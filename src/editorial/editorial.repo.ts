@@ -22,11 +22,15 @@ export async function refillSlots(trx: Kysely<any>, websiteId: string, accountId
       where not exists (select 1 from editorial_calendar_entries e where e.website_id = ${websiteId} and e.slot_time = s.slot_time)
     ),
     items as (
-      select b.id, row_number() over (order by b.priority desc, b.create_time, b.id) as n
-      from editorial_backlog_items b
-      where b.website_id = ${websiteId} and b.state = 'READY'
-      order by b.priority desc, b.create_time, b.id
-      limit ${slotTimes.length}
+      -- The top N first (a bounded top-N sort over the READY range of the state index), numbered after.
+      select t.id, row_number() over (order by t.priority desc, t.create_time, t.id) as n
+      from (
+        select b.id, b.priority, b.create_time
+        from editorial_backlog_items b
+        where b.website_id = ${websiteId} and b.state = 'READY'
+        order by b.priority desc, b.create_time, b.id
+        limit ${slotTimes.length}
+      ) t
     )
     insert into editorial_calendar_entries (website_id, id, account_id, slot_time, backlog_item_id, state, revision, create_time, update_time)
     select ${websiteId}, f.id, ${accountId}, f.slot_time, i.id, 'PLANNED', 1, cast(${now} as bigint), cast(${now} as bigint)
@@ -35,10 +39,11 @@ export async function refillSlots(trx: Kysely<any>, websiteId: string, accountId
     on conflict (website_id, slot_time) do nothing
     returning *`.execute(trx);
   if (result.rows.length === 0) return [];
+  // The items just booked, by primary key (a plan that needs no statistics: the table may have just been bulk-filled).
+  const booked = sql.join(result.rows.map((r) => sql`${r.backlog_item_id}`));
   await sql`
     update editorial_backlog_items set state = 'SCHEDULED', revision = revision + 1, update_time = cast(${now} as bigint)
-    where website_id = ${websiteId} and state = 'READY'
-      and id in (select e.backlog_item_id from editorial_calendar_entries e where e.website_id = ${websiteId} and e.state = 'PLANNED' and e.backlog_item_id is not null)`.execute(trx);
+    where website_id = ${websiteId} and state = 'READY' and id in (${booked})`.execute(trx);
   return result.rows.sort((a, b) => Number(a.slot_time) - Number(b.slot_time));
 }
 
