@@ -217,6 +217,39 @@ describe('editorial verdicts and publishing', () => {
   });
 });
 
+describe('editorial failures and references', () => {
+  it('a failed review run leaves the entry FAILED at REVIEW; :retry repeats the review only', async () => {
+    const { u, entries: [entry] } = await calendar();
+    await withAgents(u, { review: true });
+    standin.script('anthropic', draft({ title: 'Kept draft' }));
+    standin.script('openai', { text: 'not json at all' });
+    expectStatus(await call(u, entry.id, 'materialize'), 200);
+    const failed = await settled(u, entry.id);
+    expect(failed).toMatchObject({ state: 'FAILED', failed_step: 'REVIEW', last_error: (await waitForRun(t, u, failed.review_execution_id)).error });
+    expect((await getPost(u, failed.post_id)).title).toBe('Kept draft');
+    const draftingRun = failed.drafting_execution_id;
+    standin.script('openai', verdict(true, ['Fine now']));
+    const retried = expectStatus(await call(u, entry.id, 'retry'), 200);
+    expect(retried).toMatchObject({ state: 'IN_REVIEW', drafting_execution_id: draftingRun });
+    expect(await settled(u, entry.id)).toMatchObject({ state: 'APPROVED', verdict: { passed: true, reasons: ['Fine now'] } });
+  });
+
+  it('deleting the post sends its entry back to PLANNED; a booked backlog item cannot change state; deleting it clears the entry', async () => {
+    const { u, entries: [a, b] } = await calendar();
+    const drafted = expectStatus(await call(u, a.id, 'materialize'), 200);
+    expect((await t.request('DELETE', `${site(u)}/blog_posts/${drafted.post_id}`, { token: u.token })).statusCode).toBe(204);
+    const back = await getEntry(u, a.id);
+    expect(back.state).toBe('PLANNED');
+    expect(back.post_id).toBeUndefined();
+    const item = `${site(u)}/editorial_backlog_items/${b.backlog_item_id}`;
+    expect(reason(expectError(await t.request('PATCH', item, { token: u.token, body: { state: 'DISCARDED' } }), 400, 'FAILED_PRECONDITION'))).toBe('BACKLOG_ITEM_BOOKED');
+    expect((await t.request('DELETE', item, { token: u.token })).statusCode).toBe(204);
+    const orphan = await getEntry(u, b.id);
+    expect(orphan.backlog_item_id).toBeUndefined();
+    expect(reason(expectError(await call(u, b.id, 'materialize'), 400, 'FAILED_PRECONDITION'))).toBe('NO_BACKLOG_ITEM');
+  });
+});
+
 describe('editorial automation', () => {
   it('AUTOMATIC refills, drafts and reviews from the durable jobs, and schedules approved posts for their slot', async () => {
     const { u } = await calendar({}, 0);
