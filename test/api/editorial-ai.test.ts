@@ -234,6 +234,20 @@ describe('editorial failures and references', () => {
     expect(await settled(u, entry.id)).toMatchObject({ state: 'APPROVED', verdict: { passed: true, reasons: ['Fine now'] } });
   });
 
+  it('an item proposed by an AI run starts PROPOSED, proposed_by the run, and is booked only once a person makes it READY', async () => {
+    const { u } = await calendar({}, 0);
+    const agent = await createAgent(t, u);
+    standin.script('openai', { text: 'Ideas' });
+    const run = expectStatus(await t.request('POST', `${acct(u)}/ai_executions`, { token: u.token, body: { agent_id: agent.id, input: { variables: { topic: 'ideas' } } } }), 201);
+    const item = expectStatus(await t.request('POST', `${site(u)}/editorial_backlog_items`, { token: u.token, body: { topic: 'From the run', source_execution_id: run.id } }), 201);
+    expect(item).toMatchObject({ state: 'PROPOSED', proposed_by: `accounts/${u.accountId}/ai_executions/${run.id}` });
+    expectError(await t.request('POST', `${site(bob)}/editorial_backlog_items`, { token: bob.token, body: { topic: 'Theirs', source_execution_id: run.id } }), 400, 'INVALID_ARGUMENT');
+    expect(expectStatus(await t.request('POST', `${site(u)}/editorial_plan:refill`, { token: u.token, body: {} }), 200).editorial_calendar_entries).toEqual([]);
+    expectStatus(await t.request('PATCH', `${site(u)}/editorial_backlog_items/${item.id}`, { token: u.token, body: { state: 'READY' } }), 200);
+    const [entry] = expectStatus(await t.request('POST', `${site(u)}/editorial_plan:refill`, { token: u.token, body: {} }), 200).editorial_calendar_entries;
+    expect(entry.backlog_item_id).toBe(item.id);
+  });
+
   it('deleting the post sends its entry back to PLANNED; a booked backlog item cannot change state; deleting it clears the entry', async () => {
     const { u, entries: [a, b] } = await calendar();
     const drafted = expectStatus(await call(u, a.id, 'materialize'), 200);
