@@ -1,4 +1,3 @@
-import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 import { EDITORIAL_RIGHTS } from './editorial-plan.resource.js';
@@ -11,8 +10,7 @@ const CLIENT_STATES = ['PROPOSED', 'READY', 'DISCARDED'];
  * a person) → READY (may be booked) → SCHEDULED (a calendar entry holds it) → USED (its post went
  * out); DISCARDED at any time before it is booked. `:refill` takes READY items, highest priority first.
  */
-export function editorialBacklogItemResource(deps: { dialect: SqlDialect }): ResourceDecl {
-  const { dialect } = deps;
+export function editorialBacklogItemResource(): ResourceDecl {
   return {
     collection: 'editorial_backlog_items',
     singular: 'EditorialBacklogItem',
@@ -59,14 +57,13 @@ export function editorialBacklogItemResource(deps: { dialect: SqlDialect }): Res
         row.state ??= row.source_execution_id ? 'PROPOSED' : 'READY';
         if (!CLIENT_STATES.includes(row.state)) throw InvalidArgument.field('state', `${row.state} is set by the calendar; write one of ${CLIENT_STATES.join(', ')}`);
       },
-      beforeUpdate(ctx, next, previous) {
+      beforeUpdate(_ctx, next, previous) {
         if (next.state === previous.state) return;
         if (next.state === null) throw InvalidArgument.field('state', 'cannot be cleared');
         if (previous.state === 'SCHEDULED' || previous.state === 'USED') {
           throw new FailedPrecondition('BACKLOG_ITEM_BOOKED', `the item is ${previous.state} by a calendar entry; delete or re-plan the entry first`);
         }
         if (!CLIENT_STATES.includes(next.state)) throw InvalidArgument.field('state', `${next.state} is set by the calendar; write one of ${CLIENT_STATES.join(', ')}`);
-        void ctx;
       },
       async beforeDelete(ctx, row) {
         // An entry keeps its slot but no longer names the deleted item.
@@ -76,7 +73,6 @@ export function editorialBacklogItemResource(deps: { dialect: SqlDialect }): Res
           .where('website_id', '=', row.website_id)
           .where('backlog_item_id', '=', row.id)
           .execute();
-        void dialect;
       },
     },
   };

@@ -3,7 +3,7 @@ import type { Area, AreaDeps, Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { ApiError, InvalidArgument } from '../platform/errors.js';
-import type { Operations, OperationRun } from '../platform/jobs/operations.js';
+import type { Operations } from '../platform/jobs/operations.js';
 import type { CustomMethodDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
@@ -100,7 +100,7 @@ export const editorialArea: Area = {
           if (restart) await startTicks(ctx.trx, deps.operations, row.account_id, row.id, ctx.now, ctx);
         },
       }),
-      editorialBacklogItemResource({ dialect }),
+      editorialBacklogItemResource(),
       entries,
     ];
   },
@@ -277,7 +277,7 @@ export const editorialArea: Area = {
       },
     });
   },
-  references: (deps) => [postReference(deps)],
+  references: [postReference()],
 };
 
 /** Books free slots of the plan inside its horizon (the caller's transaction), serialised per website. */
@@ -313,8 +313,7 @@ function serviceOf(deps: AreaDeps): () => EditorialService {
 }
 
 /** A deleted post: its entry goes back to PLANNED (its slot and item kept) unless the post had already gone out. */
-function postReference(deps: AreaDeps): Reference {
-  void deps;
+function postReference(): Reference {
   return {
     target: 'blog_posts',
     describe: 'editorial_calendar_entries.post_id',
@@ -340,4 +339,3 @@ function postReference(deps: AreaDeps): Reference {
   };
 }
 
-export type { OperationRun };

@@ -47,7 +47,6 @@ export function errorBody(error: ApiError): Record<string, unknown> {
 }
 
 const text = (v: unknown) => (v === null || v === undefined ? '' : String(v));
-const isTrue = (v: unknown) => v === true || v === 1;
 
 export interface EditorialDeps {
   deps: AreaDeps;
@@ -282,4 +281,3 @@ function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-export { isTrue };
