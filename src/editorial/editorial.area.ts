@@ -27,6 +27,8 @@ import { slotTimes } from './slots.js';
 const DAY_MS = 86_400_000;
 /** Longest wait between two automation ticks (new slots enter the horizon, approvals arrive). */
 export const TICK_MS = 15 * 60_000;
+/** Wait before a tick that failed is replaced by a fresh one. */
+const RETRY_TICK_MS = 60_000;
 /** Refusals of a run that no retry of the same call fixes: the automation stops with the reason instead of looping. */
 const STOPPING_REASONS = new Set(['INSUFFICIENT_BALANCE', 'MONTHLY_LIMIT_REACHED', 'RUN_COST_LIMIT_EXCEEDED', 'NO_USABLE_CONNECTION', 'MODEL_NOT_PRICED', 'AGENT_DISABLED', 'AGENT_MISSING', 'UNKNOWN_VARIABLE', 'INSTRUCTION_MISSING']);
 
@@ -274,6 +276,16 @@ export const editorialArea: Area = {
           await startTicks(trx, operations, plan.accountId, websiteId, Math.max(due, now + 1_000), undefined, now);
         });
         return { running: true };
+      },
+      async onFailure(op, error) {
+        // Given up (its worker died mid-tick too often, or the database failed): a fresh tick a little
+        // later keeps the chain alive rather than leaving an ACTIVE plan with no tick. A `:cancel` stays.
+        if (error.status === 'CANCELLED' || !op.websiteId) return;
+        await db.transaction().execute(async (trx) => {
+          const plan = await loadPlan(trx, dialect, op.websiteId!, true);
+          if (plan?.automation !== 'AUTOMATIC' || plan.automationState === 'STOPPED' || plan.automationTickId !== op.id) return;
+          await startTicks(trx, operations, plan.accountId, plan.websiteId, Date.now() + RETRY_TICK_MS, undefined, Date.now());
+        });
       },
     });
   },
