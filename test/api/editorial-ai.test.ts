@@ -196,6 +196,22 @@ describe('editorial verdicts and publishing', () => {
     expect(reason(expectError(await call(u, second.id, 'publish'), 400, 'FAILED_PRECONDITION'))).toBe('VERDICT_STALE');
   });
 
+  it('a SCHEDULED entry becomes PUBLISHED when its post goes live at the slot', async () => {
+    const { u, entries: [entry] } = await calendar({ require_passing_verdict: false });
+    // Setup only: bring the booked slot to two seconds from now (cadences are whole minutes).
+    const slot = Date.now() + 2_000;
+    await t.fresh.database.db.updateTable('editorial_calendar_entries').set({ slot_time: slot }).where('website_id', '=', u.websiteId).where('id', '=', entry.id).execute();
+    expectStatus(await call(u, entry.id, 'materialize'), 200);
+    const scheduled = expectStatus(await call(u, entry.id, 'publish'), 200);
+    expect(scheduled.state).toBe('SCHEDULED');
+    expect((await getPost(u, scheduled.post_id)).publish_time).toBe(new Date(slot).toISOString());
+    const published = await eventually(async () => {
+      const current = await getEntry(u, entry.id);
+      return current.state === 'PUBLISHED' ? current : undefined;
+    }, 'the entry to be PUBLISHED', 20_000);
+    expect((await getPost(u, published.post_id)).state).toBe('PUBLISHED');
+  });
+
   it("a person's approval stands in for a verdict only when the plan allows it", async () => {
     const { u, entries: [entry] } = await calendar({ allow_person_approval: false });
     expectStatus(await call(u, entry.id, 'materialize'), 200);
