@@ -12,6 +12,7 @@ import { aiArea } from './ai/ai.area.js';
 import { aiBillingArea } from './ai-billing/ai-billing.area.js';
 import { blogArea } from './blog/blog.area.js';
 import { accessArea } from './access/access.area.js';
+import { editorialArea } from './editorial/editorial.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -30,5 +31,6 @@ export const areas: readonly Area[] = [
   aiArea,
   aiBillingArea,
   blogArea,
+  editorialArea,
   accessArea,
 ];

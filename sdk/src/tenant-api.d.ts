@@ -2644,6 +2644,300 @@ export interface paths {
         patch: operations["UpdateCustomer"];
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/editorial_backlog_items": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List editorial_backlog_items
+         * @description An idea to write about. `state` PROPOSED (proposed by an AI run, waiting for a person), READY (default for a person's item; `:refill` books these, highest `priority` first, then oldest), SCHEDULED (held by a calendar entry), USED (its post was published or scheduled), DISCARDED.
+         *
+         *     Sortable: create_time, update_time, priority, topic. Filterable: create_time, update_time, topic, state, priority, category_id, proposed_by. Default order: `create_time desc`. Requires READ on section `website.editorial`.
+         */
+        get: operations["ListEditorialBacklogItems"];
+        put?: never;
+        /**
+         * Create a EditorialBacklogItem
+         * @description An idea to write about. `state` PROPOSED (proposed by an AI run, waiting for a person), READY (default for a person's item; `:refill` books these, highest `priority` first, then oldest), SCHEDULED (held by a calendar entry), USED (its post was published or scheduled), DISCARDED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["CreateEditorialBacklogItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_backlog_items/{editorial_backlog_item_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a EditorialBacklogItem
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.editorial`.
+         */
+        get: operations["GetEditorialBacklogItem"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a EditorialBacklogItem
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.editorial`.
+         */
+        delete: operations["DeleteEditorialBacklogItem"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a EditorialBacklogItem
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.editorial`.
+         */
+        patch: operations["UpdateEditorialBacklogItem"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List editorial_calendar_entries
+         * @description A booked slot of the rolling calendar: the backlog item it holds and, once materialized, the post it became. `state`: PLANNED → (`:materialize`) DRAFTING (a drafting run) → DRAFTED → IN_REVIEW (a review run, started by itself when the plan names a review agent, or `:review`) → APPROVED / REJECTED (the verdict, or a person's `:approve` / `:reject`) → (`:publish`) SCHEDULED for its slot → PUBLISHED; FAILED when a run failed, expired or was cancelled, or its output could not be used (`last_error`, `failed_step`; `:retry` repeats the step). Every run is an `ai_executions` run with `source_module` `editorial` and `source_id` this entry's name.
+         *
+         *     Sortable: slot_time, create_time, update_time. Filterable: slot_time, state, backlog_item_id, post_id, create_time. Default order: `slot_time asc`. Requires READ on section `website.editorial`.
+         */
+        get: operations["ListEditorialCalendarEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a EditorialCalendarEntry
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.editorial`.
+         */
+        get: operations["GetEditorialCalendarEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a EditorialCalendarEntry
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.editorial`.
+         */
+        delete: operations["DeleteEditorialCalendarEntry"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}:approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a person's approval of a calendar entry's post
+         * @description APPROVED with `approval` (who, when, the post's revision). It stands in for a passing verdict at `:publish` only when the plan's `allow_person_approval` is true; while the plan requires a verdict and does not allow that, FAILED_PRECONDITION `PERSON_APPROVAL_NOT_ALLOWED`. Needs a post.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["ApproveEditorialCalendarEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}:materialize": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft the post of a calendar entry
+         * @description With the plan's `drafting_agent_id`: starts a drafting run (state DRAFTING; when it ends, its JSON becomes the post's fields, except fields a person edited, listed in `skipped_fields`). Without: creates a DRAFT post from the backlog item at once (DRAFTED). Allowed on PLANNED, DRAFTED, APPROVED, REJECTED and FAILED entries (regenerating an existing post); else FAILED_PRECONDITION. Refusals of the run (e.g. INSUFFICIENT_BALANCE) are answered as they are and change nothing.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["MaterializeEditorialCalendarEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}:publish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a calendar entry's post at its slot
+         * @description The post is SCHEDULED for the entry's slot (or PUBLISHED now when the slot has passed) and the backlog item becomes USED. FAILED_PRECONDITION with a reason when the entry has no post (`NO_POST`), a run is in progress (`RUN_IN_PROGRESS`), it was rejected (`REJECTED`) or failed (`ENTRY_FAILED`), or the plan requires a verdict and neither the latest review passed for the post as it stands nor (when allowed) a person approved it (`VERDICT_REQUIRED`, `VERDICT_STALE`). Repeating it on a SCHEDULED or PUBLISHED entry changes nothing.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["PublishEditorialCalendarEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}:reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a person's rejection of a calendar entry's post
+         * @description REJECTED (a withdrawn approval); `:publish` is then refused until the entry is materialized, reviewed or approved again. Needs a post.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["RejectEditorialCalendarEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}:retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Repeat the failed step of a calendar entry
+         * @description A FAILED entry repeats `failed_step`: a new drafting run (as `:materialize`) or a new review run (as `:review`). FAILED_PRECONDITION `ENTRY_NOT_FAILED` otherwise.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["RetryEditorialCalendarEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_calendar_entries/{editorial_calendar_entry_id}:review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Review the post of a calendar entry
+         * @description Starts a review run of the entry's post with the plan's `review_agent_id` (IN_REVIEW); FAILED_PRECONDITION `NO_REVIEW_AGENT` or `NO_POST` otherwise.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["ReviewEditorialCalendarEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a EditorialPlan
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.editorial`.
+         */
+        get: operations["GetEditorialPlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a EditorialPlan
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.editorial`.
+         */
+        patch: operations["UpdateEditorialPlan"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/editorial_plan:refill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book every free slot inside the horizon from the backlog
+         * @description Generates the plan's slot times from now to `horizon_days` ahead in its time zone (DST included), and books each slot that has no entry with the next READY backlog item (highest `priority` first, then oldest), as PLANNED entries; the items become SCHEDULED. Set-based and idempotent: a second call adds nothing, and concurrent calls never book one slot twice. Slots left when the backlog runs out stay free. Answers the entries it created. INVALID_ARGUMENT on `slots` when the plan has none.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.editorial`.
+         */
+        post: operations["RefillEditorialPlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/websites/{website_id}/email_templates": {
         parameters: {
             query?: never;
@@ -4933,6 +5227,10 @@ export interface components {
          *       "excerpt": "Excerpt",
          *       "feature_image_alt": "Feature image alt",
          *       "feature_image_media_id": "0j5r8k2mpkf1sat6tg3c",
+         *       "field_provenance": {
+         *         "content": "accounts/a1/ai_executions/e1",
+         *         "title": "users/u1"
+         *       },
          *       "id": "0j5r8k2m5bchaej0spgs",
          *       "meta_description": "Meta description",
          *       "meta_title": "Meta title",
@@ -4973,6 +5271,10 @@ export interface components {
             feature_image_alt?: string;
             /** @description Media item of the same website shown as the feature image (else INVALID_ARGUMENT); cleared when the media item is deleted. */
             feature_image_media_id?: string;
+            /** @description Who wrote the current value of each editable field (`title`, `content`, `custom_excerpt`, `meta_title`, …): `users/{user}` when a person wrote it (Create, Update, `:restore`), `accounts/{a}/ai_executions/{e}` when an editorial drafting run did, or `websites/{w}/editorial_calendar_entries/{e}` for the placeholder draft an entry made without an agent. Editorial generation never overwrites a field whose value came from a person. */
+            readonly field_provenance?: {
+                [key: string]: string;
+            };
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;
             /** @description SEO meta description. */
@@ -5100,7 +5402,7 @@ export interface components {
              * @description When created (RFC 3339, UTC).
              */
             readonly create_time: string;
-            /** @description The user whose write produced it, `users/{user}`. */
+            /** @description Whose write produced it: `users/{user}`, or the AI run (`accounts/{a}/ai_executions/{e}`) or calendar entry an editorial draft came from. */
             readonly created_by?: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
@@ -6414,6 +6716,344 @@ export interface components {
             etag?: string;
         };
         /**
+         * @description An idea to write about. `state` PROPOSED (proposed by an AI run, waiting for a person), READY (default for a person's item; `:refill` books these, highest `priority` first, then oldest), SCHEDULED (held by a calendar entry), USED (its post was published or scheduled), DISCARDED.
+         * @example {
+         *       "brief": "Brief",
+         *       "category_id": "0j5r8k2mi976jkihap7c",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m0cvhqo36uj36",
+         *       "keywords": [],
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/editorial_backlog_items/0j5r8k2m0cvhqo36uj36",
+         *       "priority": 50,
+         *       "proposed_by": "Proposed by",
+         *       "source_execution_id": "0j5r8k2m2n6sdo508nsb",
+         *       "state": "PROPOSED",
+         *       "topic": "Why sourdough needs three days",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        EditorialBacklogItem: {
+            /** @description Notes for the writer: angle, audience, points to make. */
+            brief?: string;
+            /** @description Blog category of this website the post goes in. */
+            category_id?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Search keywords the post should cover. */
+            keywords: string[];
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: int32
+             * @description 0 (some day) to 100 (next); `:refill` books higher first.
+             */
+            priority: number;
+            /** @description `users/{user}` who created it, or the run that proposed it (`accounts/{a}/ai_executions/{e}`). */
+            readonly proposed_by?: string;
+            /** @description The AI run (an `ai_executions` id of this account) that proposed the item; the item then starts PROPOSED. Fixed. */
+            source_execution_id?: string;
+            /**
+             * @description PROPOSED, READY, DISCARDED may be written; SCHEDULED and USED are set by the calendar (writing them, or changing the state of a SCHEDULED or USED item, is refused).
+             * @enum {string}
+             */
+            state?: "PROPOSED" | "READY" | "SCHEDULED" | "USED" | "DISCARDED";
+            /** @description What to write about. */
+            topic: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /**
+         * @description Fields of a new EditorialBacklogItem. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "brief": "Brief",
+         *       "category_id": "0j5r8k2mi976jkihap7c",
+         *       "keywords": [],
+         *       "priority": 50,
+         *       "source_execution_id": "0j5r8k2m2n6sdo508nsb",
+         *       "state": "PROPOSED",
+         *       "topic": "Why sourdough needs three days"
+         *     }
+         */
+        EditorialBacklogItemCreate: {
+            /** @description Notes for the writer: angle, audience, points to make. */
+            brief?: string | null;
+            /** @description Blog category of this website the post goes in. */
+            category_id?: string | null;
+            /** @description Search keywords the post should cover. */
+            keywords?: string[] | null;
+            /**
+             * Format: int32
+             * @description 0 (some day) to 100 (next); `:refill` books higher first.
+             */
+            priority?: number | null;
+            /** @description Idempotency key (also accepted as a query parameter). */
+            request_id?: string;
+            /** @description The AI run (an `ai_executions` id of this account) that proposed the item; the item then starts PROPOSED. Fixed. */
+            source_execution_id?: string | null;
+            /**
+             * @description PROPOSED, READY, DISCARDED may be written; SCHEDULED and USED are set by the calendar (writing them, or changing the state of a SCHEDULED or USED item, is refused).
+             * @enum {string|null}
+             */
+            state?: "PROPOSED" | "READY" | "SCHEDULED" | "USED" | "DISCARDED" | null;
+            /** @description What to write about. */
+            topic: string | null;
+        };
+        /** @description Fields of EditorialBacklogItem to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        EditorialBacklogItemUpdate: {
+            /** @description Notes for the writer: angle, audience, points to make. */
+            brief?: string | null;
+            /** @description Blog category of this website the post goes in. */
+            category_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Search keywords the post should cover. */
+            keywords?: string[] | null;
+            /**
+             * Format: int32
+             * @description 0 (some day) to 100 (next); `:refill` books higher first.
+             */
+            priority?: number | null;
+            /** @description The AI run (an `ai_executions` id of this account) that proposed the item; the item then starts PROPOSED. Fixed. */
+            source_execution_id?: string | null;
+            /**
+             * @description PROPOSED, READY, DISCARDED may be written; SCHEDULED and USED are set by the calendar (writing them, or changing the state of a SCHEDULED or USED item, is refused).
+             * @enum {string|null}
+             */
+            state?: "PROPOSED" | "READY" | "SCHEDULED" | "USED" | "DISCARDED" | null;
+            /** @description What to write about. */
+            topic?: string | null;
+        };
+        /**
+         * @description A booked slot of the rolling calendar: the backlog item it holds and, once materialized, the post it became. `state`: PLANNED → (`:materialize`) DRAFTING (a drafting run) → DRAFTED → IN_REVIEW (a review run, started by itself when the plan names a review agent, or `:review`) → APPROVED / REJECTED (the verdict, or a person's `:approve` / `:reject`) → (`:publish`) SCHEDULED for its slot → PUBLISHED; FAILED when a run failed, expired or was cancelled, or its output could not be used (`last_error`, `failed_step`; `:retry` repeats the step). Every run is an `ai_executions` run with `source_module` `editorial` and `source_id` this entry's name.
+         * @example {
+         *       "backlog_item_id": "0j5r8k2m5ct2av8lk0vm",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "drafting_execution_id": "0j5r8k2mjjmgcv3c94k3",
+         *       "etag": "3-mjx8q2k0",
+         *       "failed_step": "DRAFTING",
+         *       "id": "0j5r8k2m0cvhqo36ujg3",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/editorial_calendar_entries/0j5r8k2m0cvhqo36ujg3",
+         *       "post_id": "0j5r8k2mf0978jlvgpno",
+         *       "review_execution_id": "0j5r8k2mlgi1c1qdfu7m",
+         *       "slot_time": "2026-01-15T09:30:00.000Z",
+         *       "state": "PLANNED",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        EditorialCalendarEntry: {
+            /** @description A person's `:approve`: `by` (`users/{user}`), `time`, `post_revision`. Stands in for a passing verdict only when the plan's `allow_person_approval` is true. */
+            readonly approval?: {
+                by?: string;
+                /** Format: int64 */
+                post_revision?: number;
+                /** Format: date-time */
+                time?: string;
+            };
+            /** @description The backlog item the entry writes about (absent once that item was deleted). */
+            readonly backlog_item_id?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description The latest drafting run (`ai_executions` id). */
+            readonly drafting_execution_id?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /**
+             * @description FAILED: the step `:retry` repeats.
+             * @enum {string}
+             */
+            readonly failed_step?: "DRAFTING" | "REVIEW";
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            last_error?: components["schemas"]["Error"];
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description The blog post the entry became (absent until materialized; cleared when the post is deleted). */
+            readonly post_id?: string;
+            /** @description The latest review run (`ai_executions` id). */
+            readonly review_execution_id?: string;
+            /** @description Post fields the latest drafting run did not write because a person had edited them (their `field_provenance` is a user). */
+            readonly skipped_fields?: string[];
+            /**
+             * Format: date-time
+             * @description The slot: when the post is due to go out.
+             */
+            readonly slot_time?: string;
+            /**
+             * @description See the resource description.
+             * @enum {string}
+             */
+            readonly state?: "PLANNED" | "DRAFTING" | "DRAFTED" | "IN_REVIEW" | "APPROVED" | "REJECTED" | "SCHEDULED" | "PUBLISHED" | "FAILED";
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description The latest review's verdict: `passed`, `reasons`, `execution_id` (the review run), `post_revision` (the post's `revision` it read: an edit since makes it stale). */
+            readonly verdict?: {
+                execution_id?: string;
+                passed?: boolean;
+                /** Format: int64 */
+                post_revision?: number | null;
+                reasons?: string[];
+            };
+        };
+        /**
+         * @description Publication rules of a website (one per website, answered with its defaults until first written): the cadence (`slots`, local times in `time_zone`), how far ahead the calendar is kept filled (`horizon_days`), defaults of new posts, the agents that draft and review, whether the calendar runs by itself (`automation`), and what publishing requires (`require_passing_verdict`, `allow_person_approval`). `:refill` books every free slot inside the horizon from the backlog.
+         * @example {
+         *       "allow_person_approval": true,
+         *       "automation": "MANUAL",
+         *       "automation_state": "ACTIVE",
+         *       "automation_stop_reason": "Automation stop reason",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "default_author_id": "0j5r8k2mj2cn6uujmpnd",
+         *       "default_category_ids": [],
+         *       "default_visible_view_ids": [],
+         *       "drafting_agent_id": "0j5r8k2mjjmgcv3c9odo",
+         *       "etag": "3-mjx8q2k0",
+         *       "horizon_days": 14,
+         *       "materialize_lead_hours": 48,
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/editorial_plan",
+         *       "require_passing_verdict": true,
+         *       "review_agent_id": "0j5r8k2mlgi1c1q1il1f",
+         *       "slots": [
+         *         {
+         *           "time": "09:00",
+         *           "weekday": "MONDAY"
+         *         },
+         *         {
+         *           "time": "17:30",
+         *           "weekday": "THURSDAY"
+         *         }
+         *       ],
+         *       "time_zone": "Europe/Berlin",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        EditorialPlan: {
+            /** @description A person's `:approve` of the post as it stands may stand in for a passing verdict. */
+            allow_person_approval: boolean;
+            /**
+             * @description MANUAL (default): the calendar moves only when called. AUTOMATIC: a durable job refills the calendar, materializes entries `materialize_lead_hours` before their slot and schedules approved posts for their slot; needs at least one slot.
+             * @enum {string}
+             */
+            automation: "MANUAL" | "AUTOMATIC";
+            /**
+             * @description AUTOMATIC only: ACTIVE, or STOPPED by the platform (see `automation_stop_reason`, e.g. the AI balance ran out); writing `automation` AUTOMATIC again restarts it.
+             * @enum {string}
+             */
+            readonly automation_state?: "ACTIVE" | "STOPPED";
+            /** @description Why the automation stopped: a reason code and a message. */
+            readonly automation_stop_reason?: string;
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description Blog author of new drafts (an author of this website). */
+            default_author_id?: string;
+            /** @description Categories of new drafts (blog categories of this website); a backlog item's `category_id` is added. */
+            default_category_ids: string[];
+            /** @description `visible_view_ids` of new drafts (views of this website); empty: every view. */
+            default_visible_view_ids: string[];
+            /** @description AI agent of this account that drafts posts (copy the `ai_system_agents` entry `editorial-draft-post`); absent: `:materialize` makes an empty draft from the backlog item. Another account's agent is INVALID_ARGUMENT. */
+            drafting_agent_id?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /**
+             * Format: int32
+             * @description How many days ahead `:refill` keeps the calendar filled, 1 to 365.
+             */
+            horizon_days: number;
+            /**
+             * Format: int32
+             * @description AUTOMATIC: how long before its slot an entry is drafted, 1 to 720 hours.
+             */
+            materialize_lead_hours: number;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description `:publish` needs the latest review's verdict to have passed for the post as it stands (else FAILED_PRECONDITION). */
+            require_passing_verdict: boolean;
+            /** @description AI agent of this account that reviews drafts (copy `editorial-review-draft`); when set, every finished draft is reviewed. Another account's agent is INVALID_ARGUMENT. */
+            review_agent_id?: string;
+            /** @description The weekly cadence: up to 168 slots, each a `weekday` (MONDAY … SUNDAY) and a local `time` (HH:MM, 24 h) in `time_zone`; replaced whole when sent. A local time the clocks skip (DST) moves forward by the gap; one they repeat is its first occurrence. Empty: nothing to refill (refused while `automation` is AUTOMATIC and by `:refill`). */
+            slots: {
+                /** @description Local time, HH:MM. */
+                time: string;
+                /**
+                 * @description Day of the week.
+                 * @enum {string}
+                 */
+                weekday: "MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY";
+            }[];
+            /** @description IANA time zone the slots are read in (stored in canonical case); absent: the website's `time_zone`. An unknown zone is INVALID_ARGUMENT. */
+            time_zone?: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
+        /** @description Fields of EditorialPlan to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        EditorialPlanUpdate: {
+            /** @description A person's `:approve` of the post as it stands may stand in for a passing verdict. */
+            allow_person_approval?: boolean | null;
+            /**
+             * @description MANUAL (default): the calendar moves only when called. AUTOMATIC: a durable job refills the calendar, materializes entries `materialize_lead_hours` before their slot and schedules approved posts for their slot; needs at least one slot.
+             * @enum {string|null}
+             */
+            automation?: "MANUAL" | "AUTOMATIC" | null;
+            /** @description Blog author of new drafts (an author of this website). */
+            default_author_id?: string | null;
+            /** @description Categories of new drafts (blog categories of this website); a backlog item's `category_id` is added. */
+            default_category_ids?: string[] | null;
+            /** @description `visible_view_ids` of new drafts (views of this website); empty: every view. */
+            default_visible_view_ids?: string[] | null;
+            /** @description AI agent of this account that drafts posts (copy the `ai_system_agents` entry `editorial-draft-post`); absent: `:materialize` makes an empty draft from the backlog item. Another account's agent is INVALID_ARGUMENT. */
+            drafting_agent_id?: string | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /**
+             * Format: int32
+             * @description How many days ahead `:refill` keeps the calendar filled, 1 to 365.
+             */
+            horizon_days?: number | null;
+            /**
+             * Format: int32
+             * @description AUTOMATIC: how long before its slot an entry is drafted, 1 to 720 hours.
+             */
+            materialize_lead_hours?: number | null;
+            /** @description `:publish` needs the latest review's verdict to have passed for the post as it stands (else FAILED_PRECONDITION). */
+            require_passing_verdict?: boolean | null;
+            /** @description AI agent of this account that reviews drafts (copy `editorial-review-draft`); when set, every finished draft is reviewed. Another account's agent is INVALID_ARGUMENT. */
+            review_agent_id?: string | null;
+            /** @description The weekly cadence: up to 168 slots, each a `weekday` (MONDAY … SUNDAY) and a local `time` (HH:MM, 24 h) in `time_zone`; replaced whole when sent. A local time the clocks skip (DST) moves forward by the gap; one they repeat is its first occurrence. Empty: nothing to refill (refused while `automation` is AUTOMATIC and by `:refill`). */
+            slots?: {
+                /** @description Local time, HH:MM. */
+                time: string;
+                /**
+                 * @description Day of the week.
+                 * @enum {string}
+                 */
+                weekday: "MONDAY" | "TUESDAY" | "WEDNESDAY" | "THURSDAY" | "FRIDAY" | "SATURDAY" | "SUNDAY";
+            }[] | null;
+            /** @description IANA time zone the slots are read in (stored in canonical case); absent: the website's `time_zone`. An unknown zone is INVALID_ARGUMENT. */
+            time_zone?: string | null;
+        };
+        /**
          * @description Emails the platform sends on the website’s behalf. One template per kind, created with the website; the id is the kind. `subject`, `body` (HTML) and `text_body` (plain-text alternative) may use the `{{placeholders}}` the kind declares in `placeholders`; an undeclared placeholder, an unclosed `{{`, or a required placeholder missing from a body is INVALID_ARGUMENT naming the field. Templates cannot be created or deleted (Delete answers FAILED_PRECONDITION, reason `EMAIL_TEMPLATE_REQUIRED`). `:render` previews one with sample values.
          * @example {
          *       "body": "Body",
@@ -6984,6 +7624,30 @@ export interface components {
         ListCustomersResponse: {
             /** @description The page, in the requested order. */
             customers: components["schemas"]["Customer"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of editorial_backlog_items. */
+        ListEditorialBacklogItemsResponse: {
+            /** @description The page, in the requested order. */
+            editorial_backlog_items: components["schemas"]["EditorialBacklogItem"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of editorial_calendar_entries. */
+        ListEditorialCalendarEntriesResponse: {
+            /** @description The page, in the requested order. */
+            editorial_calendar_entries: components["schemas"]["EditorialCalendarEntry"][];
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
             /**
@@ -7798,6 +8462,14 @@ export interface components {
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
+        };
+        /**
+         * RefillEditorialPlanResponse
+         * @description The calendar entries the call created, in slot order (empty when every slot was booked or the backlog was empty).
+         */
+        RefillEditorialPlanResponse: {
+            /** @description The new entries. */
+            editorial_calendar_entries: components["schemas"]["EditorialCalendarEntry"][];
         };
         RenderEmailTemplateRequest: {
             /** @description Unsaved HTML body to preview. */
@@ -8929,6 +9601,10 @@ export interface components {
         CustomerGroupId: string;
         /** @description Id of the customer. */
         CustomerId: string;
+        /** @description Id of the editorial_backlog_item. */
+        EditorialBacklogItemId: string;
+        /** @description Id of the editorial_calendar_entry. */
+        EditorialCalendarEntryId: string;
         /** @description Id of the email_template. */
         EmailTemplateId: string;
         /** @description Delete only if the resource still has this etag (like `If-Match`). */
@@ -16837,6 +17513,707 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListEditorialBacklogItems: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of editorial_backlog_items. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEditorialBacklogItemsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateEditorialBacklogItem: {
+        parameters: {
+            query?: {
+                /** @description Client-chosen id; ALREADY_EXISTS when taken. */
+                id?: components["parameters"]["Id"];
+                /** @description Idempotency key; a repeat answers the first result. */
+                request_id?: components["parameters"]["RequestId"];
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditorialBacklogItemCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialBacklogItem"];
+                };
+            };
+            /** @description The created EditorialBacklogItem (a repeated `request_id`: the first one, as it is now). */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialBacklogItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetEditorialBacklogItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_backlog_item. */
+                editorial_backlog_item_id: components["parameters"]["EditorialBacklogItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialBacklogItem. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialBacklogItem"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteEditorialBacklogItem: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_backlog_item. */
+                editorial_backlog_item_id: components["parameters"]["EditorialBacklogItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateEditorialBacklogItem: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_backlog_item. */
+                editorial_backlog_item_id: components["parameters"]["EditorialBacklogItemId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditorialBacklogItemUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated EditorialBacklogItem (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialBacklogItem"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListEditorialCalendarEntries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of editorial_calendar_entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEditorialCalendarEntriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteEditorialCalendarEntry: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ApproveEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    MaterializeEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    PublishEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RejectEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RetryEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ReviewEditorialCalendarEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the editorial_calendar_entry. */
+                editorial_calendar_entry_id: components["parameters"]["EditorialCalendarEntryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialCalendarEntry. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialCalendarEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetEditorialPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EditorialPlan. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialPlan"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateEditorialPlan: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditorialPlanUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated EditorialPlan. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EditorialPlan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RefillEditorialPlan: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calendar entries the call created, in slot order (empty when every slot was booked or the backlog was empty). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefillEditorialPlanResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -73,6 +73,7 @@ export const aiArea: Area = {
         blobs: deps.blobs,
         logger: deps.logger,
         retryBaseMs: deps.config.ai.retryBaseMs,
+        operations,
       }),
     );
   },

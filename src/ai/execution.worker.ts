@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../platform/db/database.js';
 import type { SecretBox } from '../platform/crypto.js';
 import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorDetail } from '../platform/errors.js';
-import type { OperationHandler, OperationRun } from '../platform/jobs/operations.js';
+import type { OperationHandler, OperationRun, Operations } from '../platform/jobs/operations.js';
 import { newId } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
 import { CONTENT_TYPE_OF, type OutputFormat } from '../media/images.js';
@@ -13,6 +13,7 @@ import { costOf, estimateRunCost, type BillingService } from '../ai-billing/bill
 import { timeoutSeconds } from './agent.resource.js';
 import type { Catalogue, CatalogueModel, Provider } from './catalogue.js';
 import { FINAL_STATES, routingRefusal } from './execution.resource.js';
+import { enqueueRunFollowUp } from './follow-ups.js';
 import type { Providers } from './providers/index.js';
 import { ProviderFailure, ZERO_USAGE, type ProviderAnswer, type ProviderRequest, type Usage } from './providers/provider.js';
 import { routeRun, type Route } from './routing.js';
@@ -71,6 +72,8 @@ export function executionHandler(deps: {
   blobs: BlobStore;
   logger: FastifyBaseLogger;
   retryBaseMs: number;
+  /** For the follow-up Operation of a module's run (`follow-ups.ts`), enqueued with the final state. */
+  operations: Operations;
 }): OperationHandler {
   const { db, dialect } = deps.database;
   const schemaChecker = new Ajv({ strict: false, allErrors: true });
@@ -86,7 +89,11 @@ export function executionHandler(deps: {
   }
 
   async function finish(exec: Record<string, any>, state: 'FAILED' | 'EXPIRED' | 'CANCELLED', error: Record<string, unknown>, attempts?: Attempt[]): Promise<void> {
-    await update(exec.id, { state, error: dialect.json(error), end_time: Date.now(), ...(attempts && { attempts: dialect.json(attempts) }) });
+    const woke = await db.transaction().execute(async (trx) => {
+      await update(exec.id, { state, error: dialect.json(error), end_time: Date.now(), ...(attempts && { attempts: dialect.json(attempts) }) }, trx);
+      return enqueueRunFollowUp(trx, deps.operations, exec as { id: string; account_id: string }, Date.now());
+    });
+    if (woke) deps.operations.wake();
   }
 
   /** Turns an answer into `output`, or a failure (unparsable or off-schema JSON, truncated JSON). */
@@ -135,6 +142,7 @@ export function executionHandler(deps: {
     keyRefused: boolean,
   ): Promise<void> {
     const now = Date.now();
+    let followUp = false;
     await db.transaction().execute(async (trx) => {
       const current = await dialect.forUpdate(trx.selectFrom('ai_executions').select(['usage', 'cost_nanos']).where('id', '=', exec.id)).executeTakeFirstOrThrow();
       const fields: Record<string, unknown> = { ...final, attempts: dialect.json(attempts) };
@@ -153,6 +161,7 @@ export function executionHandler(deps: {
         if (cost !== undefined) await deps.billing.charge(trx, { accountId: exec.account_id, amount: cost, executionId: exec.id, attempt: attempt.number, modelId: model.id, now });
       }
       await update(exec.id, fields, trx);
+      if (FINAL_STATES.has(String(final.state))) followUp = await enqueueRunFollowUp(trx, deps.operations, exec as { id: string; account_id: string }, now);
       if (keyRefused && attempt.connection_mode === 'BYOK') {
         // SPEC 3.2: a run the provider refused for the key's sake changes the connection's status.
         await trx
@@ -163,6 +172,7 @@ export function executionHandler(deps: {
           .execute();
       }
     });
+    if (followUp) deps.operations.wake();
   }
 
   function backoff(attemptNumber: number): number {

@@ -34,7 +34,7 @@ export function blogPostRevisionResource(deps: { database: Database; services: (
         behavior: ['OUTPUT_ONLY'],
         schema: { additionalProperties: true },
       },
-      created_by: { type: 'string', description: 'The user whose write produced it, `users/{user}`.', behavior: ['OUTPUT_ONLY'], notNull: true },
+      created_by: { type: 'string', description: 'Whose write produced it: `users/{user}`, or the AI run (`accounts/{a}/ai_executions/{e}`) or calendar entry an editorial draft came from.', behavior: ['OUTPUT_ONLY'], notNull: true },
     },
     filterable: ['create_time', 'created_by'],
     sortable: ['create_time', 'post_revision'],

@@ -131,7 +131,7 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       ctx.trx,
       dialect,
       row.website_id,
-      { accountId: row.account_id, postId: row.id, postRevision: Number(row.revision), snapshot: snapshotOf(row), createdBy: `users/${ctx.caller.userId}`, now: ctx.now },
+      { accountId: row.account_id, postId: row.id, postRevision: Number(row.revision), snapshot: snapshotOf(row), createdBy: ctx.agent ?? `users/${ctx.caller.userId}`, now: ctx.now },
       MAX_REVISIONS,
     );
   }
@@ -158,6 +158,26 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
     sanitizeFields(row, ['custom_excerpt']);
   }
 
+  /**
+   * Field provenance: each editable field the write changed (on create, each one it set) now comes
+   * from whoever wrote — `users/{u}` for a person, `ctx.agent` (an AI run, an editorial entry) when
+   * the platform writes on a run's behalf. Written in the post's own write, so it cannot drift.
+   */
+  function recordProvenance(ctx: WriteContext, row: Row, previous: Row | undefined): void {
+    const source = ctx.agent ?? `users/${ctx.caller.userId}`;
+    const provenance = { ...(dialect.readJson<Record<string, string>>(previous?.field_provenance) ?? {}) };
+    let changed = false;
+    for (const f of REVISION_FIELDS) {
+      const was = previous ? previous[f] : undefined;
+      const now = row[f];
+      if (previous ? sameField(f, now, was) : now === null || now === undefined || (LIST_FIELDS.includes(f) && (dialect.readJson<unknown[]>(now) ?? []).length === 0)) continue;
+      if (provenance[f] === source) continue;
+      provenance[f] = source;
+      changed = true;
+    }
+    if (changed || !previous) row.field_provenance = dialect.json(provenance);
+  }
+
   const prepareRow = async (ctx: WriteContext, row: Row, previous: Row | undefined) => {
     sanitizeFields(row, previous ? RICH_TEXT.filter((f) => ctx.updatedPaths.includes(f)) : RICH_TEXT);
     takeExcerpt(ctx, row, previous);
@@ -176,6 +196,7 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       await checkUrlKeyFree(ctx, dialect, row, 'blog_posts', 'post');
     }
     settleState(ctx, row, previous);
+    recordProvenance(ctx, row, previous);
   };
 
   return {
@@ -240,6 +261,17 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
       publish_time: {
         type: 'timestamp',
         description: 'SCHEDULED: when the post goes live. PUBLISHED: when it went live. A DRAFT keeps the time it carried.',
+      },
+      field_provenance: {
+        type: 'object',
+        description:
+          'Who wrote the current value of each editable field (`title`, `content`, `custom_excerpt`, `meta_title`, …): `users/{user}` when a person ' +
+          'wrote it (Create, Update, `:restore`), `accounts/{a}/ai_executions/{e}` when an editorial drafting run did, or ' +
+          '`websites/{w}/editorial_calendar_entries/{e}` for the placeholder draft an entry made without an agent. Editorial generation never ' +
+          'overwrites a field whose value came from a person.',
+        behavior: ['OUTPUT_ONLY'],
+        schema: { additionalProperties: { type: 'string', maxLength: 300 }, maxProperties: 50 },
+        example: { title: 'users/u1', content: 'accounts/a1/ai_executions/e1' },
       },
     },
     filterable: ['create_time', 'update_time', 'title', 'url_key', 'state', 'publish_time', 'category_ids', 'tag_ids', 'author_ids'],

@@ -12,6 +12,7 @@ import * as usersMail from './2026-11-23-1000-users-mail.js';
 import * as access from './2026-11-23-1010-access.js';
 import * as blog from './2026-11-23-1020-blog.js';
 import * as listRowCounts from './2026-11-26-1120-list-row-counts.js';
+import * as editorial from './2026-11-26-1400-editorial.js';
 import * as site from './2026-11-26-1410-site.js';
 import * as siteVisitors from './2026-11-26-1440-site-visitors.js';
 
@@ -30,6 +31,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-1010-access': access,
   '2026-11-23-1020-blog': blog,
   '2026-11-26-1120-list-row-counts': listRowCounts,
+  '2026-11-26-1400-editorial': editorial,
   '2026-11-26-1410-site': site,
   '2026-11-26-1440-site-visitors': siteVisitors,
 };

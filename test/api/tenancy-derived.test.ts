@@ -185,6 +185,11 @@ async function seedAlice(): Promise<void> {
   const agent = await createAgent(t, alice);
   const run = await post(`${API}/accounts/${alice.accountId}/ai_executions`, { agent_id: agent.id, input: { variables: { topic: 'bread' } } });
   expect((await waitForRun(t, alice, run.id)).state).toBe('SUCCEEDED');
+  // Editorial: a backlog item booked into a calendar entry by a refill.
+  expectStatus(await t.request('PATCH', `${site}/editorial_plan`, { token: alice.token, body: { slots: [{ weekday: 'MONDAY', time: '09:00' }], horizon_days: 8 } }), 200);
+  await post(`${site}/editorial_backlog_items`, { topic: 'Probe' });
+  await post(`${site}/editorial_backlog_items`, { topic: 'Spare' });
+  expectStatus(await t.request('POST', `${site}/editorial_plan:refill`, { token: alice.token, body: {} }), 200);
 }
 
 beforeAll(async () => {

@@ -193,7 +193,7 @@ export async function list(t: TestApp, token: string, url: string, query: Record
   const collection = Object.keys(page).find((k) => Array.isArray(page[k]));
   expect(collection, 'a List envelope holds one array').toBeDefined();
   await expectShape(t, `List${pascal(collection!)}`, 200, page);
-  for (const item of page[collection!]) await expectShape(t, `Get${pascal(collection!).replace(/s$/, '')}`, 200, item);
+  for (const item of page[collection!]) await expectShape(t, `Get${pascal(collection!).replace(/ies$/, 'y').replace(/s$/, '')}`, 200, item);
   return page;
 }
 

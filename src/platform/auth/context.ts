@@ -31,4 +31,11 @@ export interface RequestContext {
   /** Epoch ms at which the request is handled: one clock reading per request. */
   now: number;
   access?: AccessScope;
+  /**
+   * Set when the platform writes on behalf of an AI run rather than a person (editorial drafting):
+   * the run's resource name (`accounts/{a}/ai_executions/{e}`) or the calendar entry that wrote.
+   * Blog posts record it as the source of the fields it writes (`field_provenance`), so a later run
+   * knows which fields a person has edited since.
+   */
+  agent?: string;
 }

@@ -57,6 +57,12 @@ export interface UpdateOptions {
   ifMatch?: string;
   validateOnly?: boolean;
   allowMissing?: boolean;
+  /**
+   * Update inside a transaction the caller owns (every rule and hook of Update; side effects join
+   * `tx.afterCommit`): lets a job write a resource and its own rows atomically (editorial drafting
+   * writes a post and its calendar entry). Not with `validateOnly`.
+   */
+  tx?: TransactionScope;
 }
 
 export interface MutateOptions {
@@ -683,7 +689,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
       normalise(input, paths, violations);
       await hooks.prepare?.(ctx, input, paths, 'update');
 
-      return inTransaction(opts.validateOnly ?? false, async (trx, pending) => {
+      const work = async (trx: Transaction<any>, pending: Array<() => void | Promise<void>>) => {
         let previous: Row;
         try {
           previous = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
@@ -726,7 +732,15 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         const persisted = await persist(trx, ctx, next, previous);
         await hooks.afterUpdate?.(wctx, persisted, previous);
         return { resource: await presentOne(trx, persisted), created: false };
-      });
+      };
+      if (opts.tx) {
+        try {
+          return await work(opts.tx.trx, opts.tx.afterCommit);
+        } catch (err) {
+          throw translateDriverError(err);
+        }
+      }
+      return inTransaction(opts.validateOnly ?? false, work);
     },
 
     async mutate(ctx, params, change, opts = {}) {
