@@ -91,24 +91,27 @@ export function createViewOverlayReader(database: Database, spec: OverlaidResour
     db.selectFrom(spec.table).selectAll().where('website_id', '=', slot('website')).where('id', '=', slot('id')).where('account_id', '=', slot('account')),
   );
 
+  // The view read as (named, or the default) and its fallbacks, nearest first: `chain(view_id, fallback_view_id, depth)`.
+  const withViewChain = (namedView: boolean) =>
+    db.withRecursive('chain(view_id, fallback_view_id, depth)', (qb: any) =>
+      qb
+        .selectFrom('views')
+        .select(['id', 'fallback_view_id', (eb: any) => eb.lit(0).as('depth')])
+        .where('website_id', '=', slot('website'))
+        .where(namedView ? 'id' : 'is_default', '=', namedView ? slot('view') : (dialect.bool(true) as never))
+        .unionAll(
+          qb
+            .selectFrom('chain as c')
+            .innerJoin('views as v', (join: any) => join.on('v.website_id', '=', slot('website')).onRef('v.id', '=', 'c.fallback_view_id'))
+            .select(['v.id', 'v.fallback_view_id', (eb: any) => eb('c.depth', '+', eb.lit(1)).as('depth')])
+            .where('c.depth', '<', MAX_VIEWS_PER_WEBSITE - 1),
+        ),
+    );
+
   const chainQuery = (namedView: boolean) =>
     preparedQuery(
       database,
-      db
-        .withRecursive('chain(view_id, fallback_view_id, depth)', (qb: any) =>
-          qb
-            .selectFrom('views')
-            .select(['id', 'fallback_view_id', (eb: any) => eb.lit(0).as('depth')])
-            .where('website_id', '=', slot('website'))
-            .where(namedView ? 'id' : 'is_default', '=', namedView ? slot('view') : (dialect.bool(true) as never))
-            .unionAll(
-              qb
-                .selectFrom('chain as c')
-                .innerJoin('views as v', (join: any) => join.on('v.website_id', '=', slot('website')).onRef('v.id', '=', 'c.fallback_view_id'))
-                .select(['v.id', 'v.fallback_view_id', (eb: any) => eb('c.depth', '+', eb.lit(1)).as('depth')])
-                .where('c.depth', '<', MAX_VIEWS_PER_WEBSITE - 1),
-            ),
-        )
+      withViewChain(namedView)
         .selectFrom('chain as c')
         .leftJoin(`${spec.overlayTable} as o`, (join) =>
           join.on('o.website_id', '=', slot('website')).on(`o.${spec.overlayParent}`, '=', slot('id')).onRef('o.id', '=', 'c.view_id'),
@@ -123,21 +126,7 @@ export function createViewOverlayReader(database: Database, spec: OverlaidResour
   const chainOnly = (namedView: boolean) =>
     preparedQuery(
       database,
-      db
-        .withRecursive('chain(view_id, fallback_view_id, depth)', (qb: any) =>
-          qb
-            .selectFrom('views')
-            .select(['id', 'fallback_view_id', (eb: any) => eb.lit(0).as('depth')])
-            .where('website_id', '=', slot('website'))
-            .where(namedView ? 'id' : 'is_default', '=', namedView ? slot('view') : (dialect.bool(true) as never))
-            .unionAll(
-              qb
-                .selectFrom('chain as c')
-                .innerJoin('views as v', (join: any) => join.on('v.website_id', '=', slot('website')).onRef('v.id', '=', 'c.fallback_view_id'))
-                .select(['v.id', 'v.fallback_view_id', (eb: any) => eb('c.depth', '+', eb.lit(1)).as('depth')])
-                .where('c.depth', '<', MAX_VIEWS_PER_WEBSITE - 1),
-            ),
-        )
+      withViewChain(namedView)
         .selectFrom('chain as c')
         .select(['c.view_id', 'c.depth'])
         .orderBy('c.depth'),

@@ -8,7 +8,7 @@ import { enqueueWebsiteMail } from '../email-templates/website-mail.js';
 import type { AreaDeps } from '../platform/area.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { verifyPassword } from '../platform/auth/passwords.js';
-import { randomToken, tokenHash } from '../platform/crypto.js';
+import { randomToken, settleNoSoonerThan, tokenHash } from '../platform/crypto.js';
 import { AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
 import { toApiError } from '../platform/http/errors.js';
 import { addressKey, createRateLimiter } from '../platform/http/rate-limit.js';
@@ -642,8 +642,7 @@ export function customersSite(deps: AreaDeps): SiteContribution {
       reply.header('retry-after', String(state.retryAfterSeconds));
       return resetRequestPage(request, reply, view, email, [`Too many requests. Try again in ${Math.ceil(state.retryAfterSeconds / 60)} minutes.`], 429);
     }
-    const answerAt = Date.now() + RESET_ANSWER_MS;
-    try {
+    await settleNoSoonerThan(RESET_ANSWER_MS, async () => {
       const customer = email
         ? await db.selectFrom('customers').select(['id', 'email', 'display_name', 'is_active']).where('website_id', '=', ctx.website.id).where('email', '=', email).executeTakeFirst()
         : undefined;
@@ -671,10 +670,7 @@ export function customersSite(deps: AreaDeps): SiteContribution {
       } else {
         tokenHash(randomToken());
       }
-    } finally {
-      const wait = answerAt - Date.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    }
+    });
     return resetRequestPage(request, reply, view, '', [], 200, 'If an account uses this address, we have sent it a link to choose a new password. The link works once, for an hour.');
   }
 

@@ -33,3 +33,17 @@ export function randomToken(): string {
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
+
+/**
+ * Runs `work` and settles no sooner than `minMs` after `start`, success or failure: a question
+ * such as "send a reset link to this address" then takes as long whether the address exists or not.
+ */
+export async function settleNoSoonerThan<T>(minMs: number, work: () => Promise<T>, start = Date.now()): Promise<T> {
+  const settleAt = start + minMs;
+  try {
+    return await work();
+  } finally {
+    const wait = settleAt - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../platform/auth/context.js';
 import type { TokenService } from '../platform/auth/tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../platform/auth/passwords.js';
-import { randomToken, tokenHash } from '../platform/crypto.js';
+import { randomToken, settleNoSoonerThan, tokenHash } from '../platform/crypto.js';
 import type { Database } from '../platform/db/database.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, ResourceExhausted, Unauthenticated } from '../platform/errors.js';
 import { createRateLimiter } from '../platform/http/rate-limit.js';
@@ -256,8 +256,7 @@ export function createUserService(deps: {
       for (const limiter of [resetsByEmail.take(key, now), resetsByAddress.take(address, now)]) {
         if (limiter.limited) throw new ResourceExhausted('too many password reset requests; try again later', limiter.retryAfterSeconds);
       }
-      const answerAt = now + RESET_ANSWER_MS;
-      try {
+      await settleNoSoonerThan(RESET_ANSWER_MS, async () => {
         const user = await db.selectFrom('users').select(['id', 'email']).where('email', '=', key).executeTakeFirst();
         if (user) {
           await db.transaction().execute(async (trx) => {
@@ -274,10 +273,7 @@ export function createUserService(deps: {
           // The same hashing and sealing work as for a known address, thrown away.
           tokenHash(randomToken());
         }
-      } finally {
-        const wait = answerAt - Date.now();
-        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      }
+      }, now);
     },
 
     /** `users:reset_password`: a mailed token sets a new password, once; every session of the user ends. */
