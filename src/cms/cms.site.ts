@@ -294,6 +294,7 @@ function createCmsSiteReader(database: Database): CmsSiteReader {
             description: resolved.meta_description ? String(resolved.meta_description) : undefined,
             updateTime: String(resolved.update_time),
             viewId: view.id,
+            noindex: String(resolved.meta_robots ?? '').startsWith('NOINDEX'),
             alternates: await alternatesOf(ctx, page, homes),
           };
         }

@@ -47,7 +47,7 @@ export interface SitePageContext extends SiteContext {
   path: string;
   /** Path parameters of the matched site page pattern. */
   params: Record<string, string>;
-  /** Parsed query string (values are strings; repeated keys keep the first). */
+  /** Parsed query string (values are strings; a repeated key keeps its last value). */
   query: Record<string, string>;
   /** Site path of `path` in this view (prefix included), e.g. for canonical links. */
   href(path: string, view?: SiteView): string;
@@ -117,6 +117,8 @@ export interface SiteEntry {
   description?: string;
   updateTime: string;
   viewId: string;
+  /** The entry asks search engines not to index it (`NOINDEX_*`): served and listed for agents, left out of sitemap.xml. */
+  noindex?: boolean;
   /** The same entry in other views: view id → site path (hreflang alternates). */
   alternates?: Record<string, string>;
 }

@@ -33,6 +33,7 @@ export function sitemapContribution(): SiteContribution {
           let urls = 0;
           outer: for (const view of ctx.views) {
             for await (const entry of deps.inventory(ctx, view)) {
+              if (entry.noindex) continue;
               const alternates = Object.entries(entry.alternates ?? {})
                 .filter(([viewId]) => localeOf.has(viewId))
                 .map(([viewId, path]) => `<xhtml:link rel="alternate" hreflang="${xml(localeOf.get(viewId)!)}" href="${xml(ctx.origin + path)}"/>`);

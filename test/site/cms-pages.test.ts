@@ -243,10 +243,11 @@ describe('theme chrome', () => {
 });
 
 describe('sitemap.xml', () => {
-  it("lists every visible page of every active view with hreflang alternates and lastmod; nothing inactive, invisible or of another website", async () => {
+  it("lists every visible page of every active view with hreflang alternates and lastmod; nothing inactive, invisible, noindex or of another website", async () => {
     const shared = await createPage({ title: 'Shared' });
     const inactive = await createPage({ is_active: false });
     const deOnly = await createPage({ visible_view_ids: [deView] });
+    const noindex = await createPage({ meta_robots: 'NOINDEX_FOLLOW' });
     const res = await eventually('/sitemap.xml', (b) => b.includes(`/${deOnly.url_key}<`));
     expect(res.status).toBe(200);
     const xml = res.body;
@@ -259,6 +260,8 @@ describe('sitemap.xml', () => {
     expect(xml).toContain(`<loc>http://${host}/de/${deOnly.url_key}</loc>`);
     expect(xml).not.toContain(`<loc>http://${host}/${deOnly.url_key}</loc>`);
     expect(xml).not.toContain(`/${inactive.url_key}<`);
+    // Served, but it asks search engines not to index it: not in the sitemap.
+    expect(xml).not.toContain(`/${noindex.url_key}<`);
     expect(xml).not.toContain('bobs-secret');
     const etag = (await t.request('GET', '/sitemap.xml', { headers: { host } })).headers.etag as string;
     expect((await t.request('GET', '/sitemap.xml', { headers: { host, 'if-none-match': etag } })).statusCode).toBe(304);
