@@ -127,8 +127,8 @@ const PLAN_SCHEMA = 'list_plans';
 
 /**
  * PostgreSQL: copies every table (columns, constraints but foreign keys, every index) into
- * PLAN_SCHEMA and fills it with synthetic rows: parent columns spread over ten ids (`p0`…`p9`), other
- * text unique per row (an equality selects a row or two), numbers ascending, booleans alternating.
+ * PLAN_SCHEMA and fills it with synthetic rows: parent columns spread over ten ids (`p0`…`p9`) unless
+ * they alone are the primary key, other text unique per row (an equality selects a row or two), numbers ascending, booleans alternating.
  */
 async function copyTablesWithRows(db: Kysely<any>, parents: Set<string>): Promise<void> {
   await sql`create schema ${sql.id(PLAN_SCHEMA)}`.execute(db);
@@ -139,8 +139,14 @@ async function copyTablesWithRows(db: Kysely<any>, parents: Set<string>): Promis
     await sql`create table ${sql.id(PLAN_SCHEMA, table)} (like ${sql.id('public', table)} including all)`.execute(db);
     const columns = await sql<{ column_name: string; data_type: string }>`
       select column_name, data_type from information_schema.columns where table_schema = 'public' and table_name = ${table}`.execute(db);
+    // A table keyed by parent columns alone (`site_versions`: one row per website) gets them unique per row.
+    const key = await sql<{ column_name: string }>`
+      select kcu.column_name from information_schema.table_constraints tc
+      join information_schema.key_column_usage kcu on kcu.constraint_name = tc.constraint_name and kcu.table_schema = tc.table_schema
+      where tc.table_schema = 'public' and tc.table_name = ${table} and tc.constraint_type = 'PRIMARY KEY'`.execute(db);
+    const spread = key.rows.length === 0 || !key.rows.every((k) => parents.has(k.column_name));
     const values = columns.rows.map(({ column_name: column, data_type: type }) => {
-      if (type === 'text') return parents.has(column) ? sql`'p' || (n % 10)` : sql`${sql.lit(column + '-')} || n`;
+      if (type === 'text') return parents.has(column) && spread ? sql`'p' || (n % 10)` : sql`${sql.lit(column + '-')} || n`;
       if (type === 'boolean') return sql`n % 2 = 0`;
       if (type === 'jsonb') return sql`'[]'::jsonb`;
       if (['integer', 'bigint', 'double precision'].includes(type)) return sql`n`;
