@@ -63,6 +63,14 @@ describe('site hosts', () => {
     expect(upper.body).not.toContain('No website answers at this address');
   });
 
+  it("the platform's own host never reaches a site's routes: their paths are unknown there (404, not 405)", async () => {
+    for (const [method, path] of [['GET', '/sitemap.xml'], ['GET', '/robots.txt'], ['POST', '/mcp'], ['GET', '/account/sign-in'], ['GET', '/api/v1/pages'], ['GET', '/llms.txt']] as const) {
+      const res = await t.request(method, path, { headers: { host: '127.0.0.1:8080' } });
+      expect(res.statusCode, `${method} ${path}`).toBe(404);
+      expect(res.json().error.status).toBe('NOT_FOUND');
+    }
+  });
+
   it('a verified custom domain answers with its website', async () => {
     await t.platform.deps.database.db.insertInto('custom_domains').values({ id: alice.websiteId, account_id: alice.accountId, domain: 'shop.example.org', status: 'CONNECTED', revision: 1, create_time: 0, update_time: 0 }).onConflict((oc) => oc.column('id').doUpdateSet({ domain: 'shop.example.org', status: 'CONNECTED' })).execute();
     const res = await t.request('GET', '/healthz', { headers: { host: 'shop.example.org' } });
