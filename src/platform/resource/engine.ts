@@ -99,8 +99,11 @@ export interface ResourceService {
    */
   mutate(ctx: RequestContext, params: Record<string, string>, change: RowChange, opts?: MutateOptions): Promise<Resource>;
   /**
-   * Create inside a transaction the caller owns, with every rule and hook of Create: lets one
-   * request create several resources atomically (sign-up: account + project + website).
+   * Create inside a transaction the caller owns, with every rule and hook of Create but `prepare`:
+   * lets one request create several resources atomically (sign-up: account + project + website).
+   * `prepare` (slow work such as hashing a password) runs before any transaction opens, so a
+   * caller whose declaration has one runs `decl.hooks.prepare(ctx, body, paths, 'create')` on the
+   * body first, outside its transaction, as the site's customer sign-up does.
    */
   insert(ctx: RequestContext, tx: TransactionScope, params: Record<string, string>, body: Record<string, unknown>): Promise<Resource>;
   /**
