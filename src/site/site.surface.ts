@@ -24,8 +24,10 @@ export const SITE_STATUS_SETTING = 'general.site.status';
 export const MAINTENANCE_RETRY_AFTER_S = 600;
 /** Longest request path a site answers (longer: 414). */
 export const MAX_SITE_PATH_LENGTH = 2048;
-/** Renderings kept per process (all websites together), oldest evicted first. */
-const PAGE_CACHE_MAX = 5_000;
+/** Bytes of renderings kept per process (all websites together), oldest evicted first. */
+export const PAGE_CACHE_MAX_BYTES = 64 * 1024 * 1024;
+/** A rendering larger than this is served but not kept (one huge page must not evict a site's worth). */
+const PAGE_CACHE_MAX_ENTRY_BYTES = 1024 * 1024;
 /** A rendering is keyed by the content version, so it can live long; the bound is memory, not staleness. */
 const PAGE_CACHE_TTL_MS = 10 * 60_000;
 
@@ -91,7 +93,7 @@ export async function registerSiteSurface(
 
   const viewsCache = new TtlCache<string, Promise<SiteView[]>>(20_000, PAGE_CACHE_TTL_MS);
   const viewStates = new TtlCache<string, Promise<ViewState>>(20_000, PAGE_CACHE_TTL_MS);
-  const pages = new TtlCache<string, CachedAnswer>(PAGE_CACHE_MAX, PAGE_CACHE_TTL_MS);
+  const pages = createPageCache(PAGE_CACHE_MAX_BYTES, PAGE_CACHE_TTL_MS);
   const cached = <T>(cache: TtlCache<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> => {
     const hit = cache.get(key);
     if (hit) return hit;
@@ -353,6 +355,43 @@ export async function registerSiteSurface(
   }
 
   return siteDeps;
+}
+
+/**
+ * Renderings by key, bounded by their total size in bytes (a count bound would let 5 000 pages of
+ * 500 kB each hold gigabytes); a hit moves the entry to the young end, the oldest go first.
+ */
+function createPageCache(maxBytes: number, ttlMs: number) {
+  const entries = new Map<string, { answer: CachedAnswer; bytes: number; expires: number }>();
+  let total = 0;
+  const drop = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    total -= entry.bytes;
+  };
+  return {
+    get(key: string, now = Date.now()): CachedAnswer | undefined {
+      const entry = entries.get(key);
+      if (!entry) return undefined;
+      drop(key);
+      if (entry.expires <= now) return undefined;
+      entries.set(key, entry);
+      total += entry.bytes;
+      return entry.answer;
+    },
+    set(key: string, answer: CachedAnswer, now = Date.now()): void {
+      const bytes = Buffer.byteLength(answer.body) + key.length * 2 + 256;
+      if (bytes > PAGE_CACHE_MAX_ENTRY_BYTES) return;
+      drop(key);
+      entries.set(key, { answer, bytes, expires: now + ttlMs });
+      total += bytes;
+      for (const oldest of entries.keys()) {
+        if (total <= maxBytes) break;
+        drop(oldest);
+      }
+    },
+  };
 }
 
 /** Headers every answer meant for agents carries: the site's content signals (contentsignals.org). */

@@ -7,6 +7,7 @@ export const SITEMAP_MAX_URLS = 50_000;
 export const SITEMAP_MAX_BYTES = 50 * 1024 * 1024;
 /** Bodies kept per process (by website and content version); larger ones are rebuilt per request. */
 const CACHE_MAX_BODY = 2 * 1024 * 1024;
+const SITEMAP_CACHE_ENTRIES = 32;
 
 const xml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -17,7 +18,8 @@ const xml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(
  * (docs/decisions.md, "Rendered websites: pages and chrome"). Cached per content version.
  */
 export function sitemapContribution(): SiteContribution {
-  const cache = new TtlCache<string, { body: string; etag: string }>(200, 10 * 60_000);
+  // At most SITEMAP_CACHE_ENTRIES × CACHE_MAX_BODY bytes (64 MiB): sitemaps are read rarely, recomputing one is cheap.
+  const cache = new TtlCache<string, { body: string; etag: string }>(SITEMAP_CACHE_ENTRIES, 10 * 60_000);
   return {
     routes(site, deps) {
       site.get('/sitemap.xml', async (request, reply) => {
