@@ -60,6 +60,7 @@ describe('hostile input on every site route is a clean answer, never a 5xx', () 
       { cookie: 'customer_session=%ZZ; _csrf=%00%01; ===;;; =x' },
       { cookie: `customer_session=${'a'.repeat(4000)}` },
       { cookie: 'customer_session=a.b.c; customer_session=d; __proto__=1; constructor=2' },
+      { cookie: 'customer_session=%00%00; _csrf=%ED%A0%80' },
       { accept: 'text/markdown;q=abc, */*;q=, ;;;', 'accept-language': '*;q=x,,,', 'if-none-match': 'W/"", *, "x' },
       { accept: 'text/markdown', 'if-modified-since': 'not a date', range: 'bytes=9-1' },
       { origin: 'null', referer: '::::', 'x-forwarded-proto': 'javascript', 'x-forwarded-host': 'evil.example', 'x-forwarded-for': 'garbage' },
@@ -147,6 +148,10 @@ describe('hostile input on every site route is a clean answer, never a 5xx', () 
       call('no_such_tool', {}),
       call(['get_page'], 'not an object'),
       call('get_page', null, '\u0000'),
+      call('get_page', { url_key: 'a\u0000b', view: '\u0000' }),
+      call('get_post', { url_key: '\u0000' }),
+      call('get_navigation', { identifier: 'main\u0000' }),
+      call('list_posts', { page_token: '\u0000', view: '\ud800' }),
     ];
     for (const body of bodies) {
       const res = await a.site('POST', '/mcp', { headers, body });
