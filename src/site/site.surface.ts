@@ -60,7 +60,7 @@ interface ViewState {
  *
  * Request path: constraint (host → site) → onRequest (website, content version, active views,
  * visitor) → a route: the view dispatcher `GET /*` (first path segment → view, the rest → the
- * site pages areas contribute, rendered in the layout and cached per (website, version, view,
+ * site pages areas contribute, rendered in the layout and cached per (website, version, origin, view,
  * customer groups, path)) or a root route an area contributes (`/robots.txt`, forms, `/mcp`).
  */
 export async function registerSiteSurface(
@@ -288,7 +288,9 @@ export async function registerSiteSurface(
     const query = Object.fromEntries(new URLSearchParams(rawQuery));
     const groups = ctx.visitor ? [...ctx.visitor.groupIds].sort().join(',') : '-';
     // Only the parameters site pages read make renderings differ; others would only fill the cache.
-    const cacheKey = `${ctx.website.id}|${ctx.version}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${markdown ? 'md' : 'html'}`;
+    // The origin too: renderings hold absolute URLs (canonical, feeds, llms.txt) of the Host asked
+    // (custom domain or platform host, scheme, port), which must not reach visitors of another.
+    const cacheKey = `${ctx.website.id}|${ctx.version}|${ctx.origin}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${markdown ? 'md' : 'html'}`;
     const hit = pages.get(cacheKey);
     if (hit) return sendAnswer(request, reply, hit, true);
 

@@ -259,4 +259,21 @@ describe('nothing that must not show is reachable by path tricks', () => {
     });
     expect(member.session).toBeTruthy();
   });
+
+  it("a rendering cached for one Host spelling (another port) never gives other visitors that origin's absolute URLs", async () => {
+    // A fresh content version: nothing of it is cached yet, so the odd Host below renders first.
+    expectStatus(await a.api('POST', '/cms_pages', { title: 'Origin page', url_key: 'origin-page', content: '<p>Origin body</p>' }), 201);
+    expectStatus(await a.api('POST', '/blog_posts', { title: 'Origin post', url_key: 'origin-post', content: '<p>Origin post</p>', state: 'PUBLISHED' }), 201);
+    const odd = `${a.host}:4444`;
+    const paths = ['/origin-page', '/origin-page.md', '/blog', '/blog/origin-post', '/blog/rss.xml', '/blog/feed.json', '/sitemap.xml', '/llms.txt'];
+    await eventually(async () => {
+      for (const path of paths) expect((await t.request('GET', path, { headers: { host: odd } })).body, path).toContain(`http://${odd}/`);
+    });
+    for (const path of paths) {
+      const res = await a.site('GET', path);
+      expect(res.statusCode, path).toBe(200);
+      expect(res.body, path).not.toContain(odd);
+      expect(res.body, path).toContain(`http://${a.host}/`);
+    }
+  });
 });
