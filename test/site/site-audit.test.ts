@@ -160,7 +160,7 @@ describe('hostile input on every site route is a clean answer, never a 5xx', () 
   });
 });
 
-describe('nothing that must not show is reachable by path tricks', () => {
+describe('nothing that must not show is reachable (path tricks, cached renderings, deactivation), and every answer is the one its request names', () => {
   it("case, trailing slashes, doubled and encoded slashes: another website's or an inactive page never answers", async () => {
     expectStatus(await b.api('POST', '/cms_pages', { title: 'Only B', url_key: 'only-b', content: '<p>Secret of B</p>' }), 201);
     expectStatus(await a.api('POST', '/cms_pages', { title: 'Hidden', url_key: 'hidden-a', content: '<p>Hidden body</p>', is_active: false }), 201);
@@ -275,5 +275,21 @@ describe('nothing that must not show is reachable by path tricks', () => {
       expect(res.body, path).not.toContain(odd);
       expect(res.body, path).toContain(`http://${a.host}/`);
     }
+  });
+
+  it('Accept: text/markdown (as agents send it) on answers that have no twin serves them as they are: llms.txt, feeds', async () => {
+    expectStatus(await a.api('POST', '/blog_posts', { title: 'Feed post', url_key: 'feed-post', content: '<p>Feed</p>', state: 'PUBLISHED' }), 201);
+    for (const accept of ['text/markdown', 'text/markdown, text/html;q=0.5, */*;q=0.1']) {
+      for (const [path, type] of [['/llms.txt', /^text\/markdown/], ['/llms-full.txt', /^text\/markdown/], ['/blog/rss.xml', /xml/], ['/blog/atom.xml', /xml/], ['/blog/feed.json', /json/]] as const) {
+        const res = await eventually(async () => {
+          const r = await a.site('GET', path, { headers: { accept } });
+          expect(r.statusCode, `${path} ${accept}`).toBe(200);
+          return r;
+        });
+        expect(String(res.headers['content-type']), path).toMatch(type);
+      }
+    }
+    // A path named as a twin still needs one: a feed has none.
+    expect((await a.site('GET', '/blog/rss.xml.md')).statusCode).toBe(404);
   });
 });
