@@ -838,7 +838,7 @@ export function customersSite(deps: AreaDeps): SiteContribution {
         const view = viewOf(ctx, query.view);
         if (!ctx.visitor) return redirect(reply, withView('/account/sign-in', view));
         const stored = await storedCustomer(request, ctx);
-        const notice = query.welcome === '1' ? NOTICES.welcome : typeof query.saved === 'string' ? NOTICES[query.saved] : undefined;
+        const notice = query.welcome === '1' ? NOTICES.welcome : typeof query.saved === 'string' && Object.hasOwn(NOTICES, query.saved) ? NOTICES[query.saved] : undefined;
         return profilePage(request, reply, view, { display_name: String(stored.display_name ?? ''), attributes: (stored.attributes as Record<string, unknown> | undefined) ?? {} }, new Map(), [], 200, notice);
       });
       post('/account', saveProfile);

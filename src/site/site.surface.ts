@@ -62,7 +62,7 @@ interface ViewState {
  *
  * Request path: constraint (host → site) → onRequest (website, content version, active views,
  * visitor) → a route: the view dispatcher `GET /*` (first path segment → view, the rest → the
- * site pages areas contribute, rendered in the layout and cached per (website, version, view,
+ * site pages areas contribute, rendered in the layout and cached per (website, version, origin, view,
  * customer groups, path)) or a root route an area contributes (`/robots.txt`, forms, `/mcp`).
  */
 export async function registerSiteSurface(
@@ -273,8 +273,9 @@ export async function registerSiteSurface(
 
     // `{path}.md` is the Markdown twin of `{path}` (`/index.md` of a view's home page).
     let markdown = false;
+    let namedTwin = false;
     if (path.endsWith('.md') && path.length > 4 && !path.endsWith('/.md')) {
-      markdown = true;
+      markdown = namedTwin = true;
       path = path.slice(0, -3);
       if (path.endsWith('/index')) path = path.slice(0, -'/index'.length) || '/';
     }
@@ -290,7 +291,9 @@ export async function registerSiteSurface(
     const query = Object.fromEntries(new URLSearchParams(rawQuery));
     const groups = ctx.visitor ? [...ctx.visitor.groupIds].sort().join(',') : '-';
     // Only the parameters site pages read make renderings differ; others would only fill the cache.
-    const cacheKey = `${ctx.website.id}|${ctx.version}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${markdown ? 'md' : 'html'}`;
+    // The origin too: renderings hold absolute URLs (canonical, feeds, llms.txt) of the Host asked
+    // (custom domain or platform host, scheme, port), which must not reach visitors of another.
+    const cacheKey = `${ctx.website.id}|${ctx.version}|${ctx.origin}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${namedTwin ? 'md' : markdown ? 'accept-md' : 'html'}`;
     const hit = pages.get(cacheKey);
     if (hit) return sendAnswer(request, reply, hit, true);
 
@@ -307,7 +310,13 @@ export async function registerSiteSurface(
       };
       page = await (found.handler as unknown as SitePageHandler)(pageCtx);
     }
-    if (!page || (markdown && (page.kind !== 'html' || page.contentHtml === undefined))) return notFound(request, reply, view, 404);
+    if (!page) return notFound(request, reply, view, 404);
+    if (markdown && (page.kind !== 'html' || page.contentHtml === undefined)) {
+      // No twin: a `{path}.md` names nothing; `Accept: text/markdown` (a preference) gets the answer
+      // as it is (llms.txt, feeds, listings), as agents that prefer Markdown ask for everything.
+      if (namedTwin) return notFound(request, reply, view, 404);
+      markdown = false;
+    }
 
     let answer: CachedAnswer;
     if (page.kind === 'raw') {

@@ -24,7 +24,8 @@ export function sitemapContribution(): SiteContribution {
     routes(site, deps) {
       site.get('/sitemap.xml', async (request, reply) => {
         const ctx = deps.siteOf(request);
-        const key = `${ctx.website.id}|${ctx.version}`;
+        // Per origin: the sitemap's URLs are absolute in the Host asked (never another Host's for everybody).
+        const key = `${ctx.website.id}|${ctx.version}|${ctx.origin}`;
         let answer = cache.get(key);
         if (!answer) {
           const localeOf = new Map(ctx.views.map((v) => [v.id, v.locale]));
