@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { TestApp, TestUser } from '../support/app.js';
-import { API, expectStatus } from '../support/fixtures.js';
+import { API, expectError, expectStatus } from '../support/fixtures.js';
 
 /** A provisioned website of the test app and ways to write its content and read its site. */
 export interface SiteUnderTest {
@@ -48,12 +48,9 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 5_000):
   }
 }
 
-/** The canonical error body with this status, naming `field` when given. */
+/** The canonical error body with this status (the project's `expectError`), naming `field` when given. */
 export function expectCanonical(res: { statusCode: number; headers: Record<string, unknown>; body: string }, code: number, status: string, field?: string): any {
-  expect(res.statusCode, res.body).toBe(code);
-  expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
-  const body = JSON.parse(res.body);
-  expect(body.error).toMatchObject({ code, status });
-  if (field) expect(JSON.stringify(body.error.details)).toContain(`"field":"${field}"`);
-  return body;
+  const error = expectError(res as never, code, status);
+  if (field) expect(error.details).toContainEqual(expect.objectContaining({ type: 'FIELD_VIOLATION', field }));
+  return { error };
 }
