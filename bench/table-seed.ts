@@ -243,6 +243,8 @@ export async function planSeed(db: BenchDb, decl: ResourceDecl, shape: TableShap
     const col = byName.get(column)!;
     const field = fieldOfColumn.get(column)?.[1];
     if (fkOf(column) || field?.refersTo) return false;
+    // A timestamp is generated as base + n × step (below): distinct on every row already.
+    if (field?.type === 'timestamp') return scope.stepMs > 0;
     if (field) return (field.type === 'string' || field.type === 'integer' || field.type === 'number') && !field.values;
     return col.type === 'text' || col.type === 'integer';
   };
