@@ -15,6 +15,7 @@ import * as listRowCounts from './2026-11-26-1120-list-row-counts.js';
 import * as editorial from './2026-11-26-1400-editorial.js';
 import * as site from './2026-11-26-1410-site.js';
 import * as siteVisitors from './2026-11-26-1440-site-visitors.js';
+import * as analyticsEvents from './2026-11-26-1500-analytics-events.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-1400-editorial': editorial,
   '2026-11-26-1410-site': site,
   '2026-11-26-1440-site-visitors': siteVisitors,
+  '2026-11-26-1500-analytics-events': analyticsEvents,
 };

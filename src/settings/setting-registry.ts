@@ -42,6 +42,8 @@ export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
   { path: 'agents.markdown.enabled', description: 'Whether pages and posts have Markdown twins (`{path}.md` and `Accept: text/markdown`).', type: 'BOOLEAN', default_value: true, view_overridable: true },
   { path: 'agents.mcp.enabled', description: 'Whether the site serves its read-only MCP server at `/mcp` (Streamable HTTP).', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'analytics.enabled', description: 'Whether the site collects visitor analytics.', type: 'BOOLEAN', default_value: true, view_overridable: false },
+  { path: 'analytics.raw_retention_days', description: 'Days raw analytics events (page views and named events) are kept; hourly roll-ups, which `:query` reads for older ranges, are kept beyond.', type: 'INTEGER', default_value: 30, min_value: 1, max_value: 731, view_overridable: false },
+  { path: 'analytics.respect_privacy_signals', description: 'Visitors whose browser sends Do Not Track (`DNT: 1`) or Global Privacy Control (`Sec-GPC: 1`) are not counted.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'customer.account.email_confirmation_required', description: 'New customers confirm their email address before they can sign in.', type: 'BOOLEAN', default_value: false, view_overridable: false },
   { path: 'customer.account.registration_enabled', description: 'Visitors may create customer accounts.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'customer.password.min_length', description: 'Shortest password a customer may choose.', type: 'INTEGER', default_value: 8, min_value: 8, max_value: 128, view_overridable: false },
@@ -77,6 +79,7 @@ export const SETTING_DESCRIPTORS: readonly SettingDescriptor[] = [
     default_value: false,
     view_overridable: false,
   },
+  { path: 'search.enabled', description: 'Whether the site serves its search: the `/search` page in every view, `/api/v1/search` and the `search` tool of `/mcp`.', type: 'BOOLEAN', default_value: true, view_overridable: false },
   // Content signals (contentsignals.org) in robots.txt and on Markdown answers: search and answers yes, training no by default.
   { path: 'seo.content_signals.ai_input', description: 'Content-Signal `ai-input`: whether AI systems may use the content as input to answers (retrieval, grounding).', type: 'BOOLEAN', default_value: true, view_overridable: false },
   { path: 'seo.content_signals.ai_train', description: 'Content-Signal `ai-train`: whether the content may be used to train or fine-tune AI models.', type: 'BOOLEAN', default_value: false, view_overridable: false },
