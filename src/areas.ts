@@ -13,6 +13,7 @@ import { aiBillingArea } from './ai-billing/ai-billing.area.js';
 import { blogArea } from './blog/blog.area.js';
 import { accessArea } from './access/access.area.js';
 import { editorialArea } from './editorial/editorial.area.js';
+import { analyticsArea } from './analytics/analytics.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -32,5 +33,6 @@ export const areas: readonly Area[] = [
   aiBillingArea,
   blogArea,
   editorialArea,
+  analyticsArea,
   accessArea,
 ];

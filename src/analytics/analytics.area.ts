@@ -1,0 +1,9 @@
+import type { Area } from '../platform/area.js';
+
+/**
+ * Analytics (issue 16): visitor collection on each site's own host, hourly roll-ups and `:query`
+ * on the tenant API. See docs/architecture.md, "Analytics".
+ */
+export const analyticsArea: Area = {
+  name: 'analytics',
+};
