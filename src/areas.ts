@@ -14,6 +14,7 @@ import { blogArea } from './blog/blog.area.js';
 import { accessArea } from './access/access.area.js';
 import { editorialArea } from './editorial/editorial.area.js';
 import { analyticsArea } from './analytics/analytics.area.js';
+import { dashboardArea } from './dashboard/dashboard.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -34,5 +35,6 @@ export const areas: readonly Area[] = [
   blogArea,
   editorialArea,
   analyticsArea,
+  dashboardArea,
   accessArea,
 ];

@@ -32,12 +32,16 @@ function fieldPath(instancePath: string, prefix: string): string {
   return path;
 }
 
-/** ajv errors → FIELD_VIOLATIONs naming the field (body fields by path, query parameters by name). */
-function violationsOf(errors: AjvError[], context: string): FieldViolation[] {
+/**
+ * ajv errors → FIELD_VIOLATIONs naming the field (body fields by path, query parameters by name).
+ * `prefix` names where the validated value sits in the request (`widgets[2].settings`), for values
+ * an area validates against a schema of its own.
+ */
+export function violationsOf(errors: AjvError[], context: string, prefix = ''): FieldViolation[] {
   const seen = new Set<string>();
   const violations: FieldViolation[] = [];
   for (const e of errors) {
-    let field = fieldPath(e.instancePath, '');
+    let field = fieldPath(e.instancePath, prefix);
     let description = e.message ?? 'is invalid';
     if (e.keyword === 'required') {
       field = field ? `${field}.${e.params.missingProperty}` : String(e.params.missingProperty);
