@@ -854,6 +854,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/dashboard_widget_types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dashboard_widget_types
+         * @description Platform catalogue (read-only) of the widgets a website dashboard may hold: what each shows, the `analytics:query` body it runs, its settings (a JSON Schema) and its size on the 12-column grid. In `query`, a string that is exactly `{{name}}` stands for the setting `name` with its JSON type (left out when the setting is null) and `{{name}}` inside a longer string for its text; each dashboard widget answers its filled-in `query`.
+         *
+         *     Sortable: category, display_name. Filterable: category, display_name. Default order: `category asc`. Requires a signed-in user only.
+         */
+        get: operations["ListDashboardWidgetTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/dashboard_widget_types/{dashboard_widget_type_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a DashboardWidgetType
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires a signed-in user only.
+         */
+        get: operations["GetDashboardWidgetType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/invitations:accept": {
         parameters: {
             query?: never;
@@ -2642,6 +2684,54 @@ export interface paths {
          * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.customers`.
          */
         patch: operations["UpdateCustomer"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/dashboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Dashboard
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.analytics`.
+         */
+        get: operations["GetDashboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update a Dashboard
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website.analytics`.
+         */
+        patch: operations["UpdateDashboard"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/dashboard:reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the default dashboard layout back
+         * @description Replaces `widgets` with the default layout (the one a never-written dashboard answers) and answers the dashboard with its new etag. `If-Match` (or `etag` in the body) makes it conditional: 409 ABORTED when the dashboard changed since.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.analytics`.
+         */
+        post: operations["ResetDashboard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/tenant-api/v1/websites/{website_id}/editorial_backlog_items": {
@@ -6697,6 +6787,361 @@ export interface components {
             /** @description Free labels, each 1 to 64 characters, at most 100; duplicates kept once. Filter `tags:"vip"` matches customers holding the tag. */
             tags?: string[] | null;
         };
+        /**
+         * @description The website’s analytics dashboard (singleton; Get, Update and `:reset`): `widgets` of `dashboard_widget_types` placed on a grid of 12 columns. At most 50 widgets; each fits the grid (`position.x + size.width` ≤ 12), has a size within its type’s `min_size`/`max_size`, settings valid against its type’s `settings_schema` (left-out settings take their defaults) and an id unique in the layout; no two widgets share a cell. Every broken rule is INVALID_ARGUMENT naming the field (`widgets[2].settings.limit`). `widgets` is replaced whole when sent; cleared through `update_mask` it returns to the default layout. A never-written dashboard answers the default layout without timestamps, etag `0`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "etag": "3-mjx8q2k0",
+         *       "is_default": true,
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/dashboard",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "widgets": [
+         *         {
+         *           "id": "key_metrics",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 0
+         *           },
+         *           "settings": {
+         *             "compare": "previous_period",
+         *             "date_range": "30d",
+         *             "metrics": [
+         *               "visitors",
+         *               "visits",
+         *               "pageviews",
+         *               "views_per_visit",
+         *               "bounce_rate",
+         *               "visit_duration"
+         *             ]
+         *           },
+         *           "size": {
+         *             "height": 2,
+         *             "width": 12
+         *           },
+         *           "type": "key_metrics"
+         *         },
+         *         {
+         *           "id": "visitors_graph",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 2
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "interval": "day",
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 5,
+         *             "width": 12
+         *           },
+         *           "type": "visitors_graph"
+         *         },
+         *         {
+         *           "id": "top_sources",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 7
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 10,
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 6,
+         *             "width": 6
+         *           },
+         *           "type": "top_sources"
+         *         },
+         *         {
+         *           "id": "top_pages",
+         *           "position": {
+         *             "x": 6,
+         *             "y": 7
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 10,
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 6,
+         *             "width": 6
+         *           },
+         *           "type": "top_pages"
+         *         },
+         *         {
+         *           "id": "devices",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 13
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 3,
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 5,
+         *             "width": 4
+         *           },
+         *           "type": "devices"
+         *         },
+         *         {
+         *           "id": "browsers",
+         *           "position": {
+         *             "x": 4,
+         *             "y": 13
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 10,
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 5,
+         *             "width": 4
+         *           },
+         *           "type": "browsers"
+         *         },
+         *         {
+         *           "id": "operating_systems",
+         *           "position": {
+         *             "x": 8,
+         *             "y": 13
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 10,
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 5,
+         *             "width": 4
+         *           },
+         *           "type": "operating_systems"
+         *         },
+         *         {
+         *           "id": "events",
+         *           "position": {
+         *             "x": 0,
+         *             "y": 18
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 10,
+         *             "metric": "events"
+         *           },
+         *           "size": {
+         *             "height": 5,
+         *             "width": 6
+         *           },
+         *           "type": "events"
+         *         },
+         *         {
+         *           "id": "views",
+         *           "position": {
+         *             "x": 6,
+         *             "y": 18
+         *           },
+         *           "settings": {
+         *             "date_range": "30d",
+         *             "limit": 10,
+         *             "metric": "visitors"
+         *           },
+         *           "size": {
+         *             "height": 5,
+         *             "width": 6
+         *           },
+         *           "type": "views"
+         *         }
+         *       ]
+         *     }
+         */
+        Dashboard: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Whether `widgets` is the default layout (never written, reset, or written back as it was). */
+            readonly is_default?: boolean;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+            /** @description The widgets, in the order sent (at most 50). */
+            widgets: components["schemas"]["DashboardWidget"][];
+        };
+        /** @description Fields of Dashboard to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        DashboardUpdate: {
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description The widgets, in the order sent (at most 50). */
+            widgets?: components["schemas"]["DashboardWidget"][] | null;
+        };
+        /** @description A widget of the dashboard: a widget type placed on the grid with its settings. `position.x + size.width` is at most 12, the size lies within the type’s `min_size`/`max_size`, and no two widgets share a cell. */
+        DashboardWidget: {
+            /** @description Unique in the layout (lowercase letters, digits, `_`, `-`). When absent the server assigns one (the type id, then `{type}_2`, …); always answered. */
+            id?: string;
+            position: components["schemas"]["DashboardWidgetPosition"];
+            /** @description The `analytics:query` body the widget runs: the type’s `query` with these settings filled in. Ignored when sent. */
+            readonly query?: {
+                [key: string]: unknown;
+            };
+            /** @description Settings, checked against the type’s `settings_schema`; a setting left out takes its default. Always answered complete. */
+            settings?: {
+                [key: string]: unknown;
+            };
+            size: components["schemas"]["DashboardWidgetSize"];
+            /** @description Id of a `dashboard_widget_types` entry. */
+            type: string;
+        };
+        /** @description Top-left cell of a widget on the 12-column grid. */
+        DashboardWidgetPosition: {
+            /**
+             * Format: int32
+             * @description Column, 0 (left) to 11.
+             */
+            x: number;
+            /**
+             * Format: int32
+             * @description Row, 0 (top) down.
+             */
+            y: number;
+        };
+        /** @description Extent of a widget in grid cells. */
+        DashboardWidgetSize: {
+            /**
+             * Format: int32
+             * @description Rows, 1 to 12.
+             */
+            height: number;
+            /**
+             * Format: int32
+             * @description Columns, 1 to 12.
+             */
+            width: number;
+        };
+        /**
+         * @description Platform catalogue (read-only) of the widgets a website dashboard may hold: what each shows, the `analytics:query` body it runs, its settings (a JSON Schema) and its size on the 12-column grid. In `query`, a string that is exactly `{{name}}` stands for the setting `name` with its JSON type (left out when the setting is null) and `{{name}}` inside a longer string for its text; each dashboard widget answers its filled-in `query`.
+         * @example {
+         *       "category": "OVERVIEW",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "default_settings": {
+         *         "date_range": "30d",
+         *         "limit": 10,
+         *         "metric": "visitors"
+         *       },
+         *       "description": "Description",
+         *       "display_name": "Display name",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mjmvllettrc1o",
+         *       "name": "dashboard_widget_types/0j5r8k2mjmvllettrc1o",
+         *       "query": {
+         *         "date_range": "{{date_range}}",
+         *         "dimensions": [
+         *           "page"
+         *         ],
+         *         "limit": "{{limit}}",
+         *         "metrics": [
+         *           "{{metric}}"
+         *         ],
+         *         "order_by": "{{metric}} desc"
+         *       },
+         *       "settings_schema": {
+         *         "additionalProperties": false,
+         *         "properties": {
+         *           "date_range": {
+         *             "default": "30d",
+         *             "description": "Period shown, in the website’s time zone (→ `date_range`).",
+         *             "enum": [
+         *               "today",
+         *               "yesterday",
+         *               "7d",
+         *               "30d",
+         *               "month",
+         *               "last_month",
+         *               "12mo"
+         *             ],
+         *             "type": "string"
+         *           },
+         *           "limit": {
+         *             "default": 10,
+         *             "description": "Rows shown, the largest first (→ `limit`).",
+         *             "format": "int32",
+         *             "maximum": 100,
+         *             "minimum": 1,
+         *             "type": "integer"
+         *           },
+         *           "metric": {
+         *             "default": "visitors",
+         *             "description": "Metric shown; rows are ordered by it, largest first (→ `metrics` and `order_by`).",
+         *             "enum": [
+         *               "visitors",
+         *               "visits",
+         *               "pageviews",
+         *               "views_per_visit",
+         *               "bounce_rate",
+         *               "visit_duration",
+         *               "events"
+         *             ],
+         *             "type": "string"
+         *           }
+         *         },
+         *         "type": "object"
+         *       },
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        DashboardWidgetType: {
+            /**
+             * @description Group in a widget picker.
+             * @enum {string}
+             */
+            readonly category?: "OVERVIEW" | "SOURCES" | "CONTENT" | "TECHNOLOGY" | "EVENTS";
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description Settings of a widget sent without any: each property’s `default`. */
+            readonly default_settings?: {
+                [key: string]: unknown;
+            };
+            default_size?: components["schemas"]["DashboardWidgetSize"];
+            /** @description What the widget shows. */
+            readonly description?: string;
+            /** @description Label. */
+            readonly display_name?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            max_size?: components["schemas"]["DashboardWidgetSize"];
+            min_size?: components["schemas"]["DashboardWidgetSize"];
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description The `analytics:query` request body the widget runs, with `{{setting}}` placeholders (see the collection description). */
+            readonly query?: {
+                [key: string]: unknown;
+            };
+            /** @description JSON Schema (an object schema, unknown settings refused) of the widget’s `settings`: each property with its type, bounds or `enum`, and `default`. */
+            readonly settings_schema?: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
         DeleteAccountUserProfileRequest: {
             /** @description What happens to each account the user administers alone. */
             account_actions?: {
@@ -7624,6 +8069,18 @@ export interface components {
         ListCustomersResponse: {
             /** @description The page, in the requested order. */
             customers: components["schemas"]["Customer"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of dashboard_widget_types. */
+        ListDashboardWidgetTypesResponse: {
+            /** @description The page, in the requested order. */
+            dashboard_widget_types: components["schemas"]["DashboardWidgetType"][];
             /** @description Pass as `page_token` for the next page; empty on the last page. */
             next_page_token: string;
             /**
@@ -9601,6 +10058,8 @@ export interface components {
         CustomerGroupId: string;
         /** @description Id of the customer. */
         CustomerId: string;
+        /** @description Id of the dashboard_widget_type. */
+        DashboardWidgetTypeId: string;
         /** @description Id of the editorial_backlog_item. */
         EditorialBacklogItemId: string;
         /** @description Id of the editorial_calendar_entry. */
@@ -12129,6 +12588,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AiSystemAgent"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListDashboardWidgetTypes: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of dashboard_widget_types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListDashboardWidgetTypesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetDashboardWidgetType: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the dashboard_widget_type. */
+                dashboard_widget_type_id: components["parameters"]["DashboardWidgetTypeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DashboardWidgetType. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DashboardWidgetType"];
                 };
             };
             /** @description Not modified: `If-None-Match` matches the etag. */
@@ -17513,6 +18052,131 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Customer"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetDashboard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Dashboard. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateDashboard: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DashboardUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated Dashboard (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ResetDashboard: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Dashboard. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Dashboard"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -56,6 +56,7 @@ const dateRange = {
 };
 const limit = (byDefault: number) => ({
   type: 'integer',
+  format: 'int32',
   minimum: 1,
   maximum: 100,
   default: byDefault,
