@@ -3,6 +3,7 @@
  * layout, and the rules a layout must meet (docs/decisions.md, "Dashboard layout").
  */
 import { Ajv, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { FieldViolation } from '../platform/errors.js';
 import { violationsOf } from '../platform/http/errors.js';
 import { GRID_COLUMNS, MAX_WIDGET_HEIGHT, WIDGET_TYPES, defaultSettings, resolveQuery, widgetTypeOf, type WidgetSize } from './widget-types.js';
@@ -110,7 +111,7 @@ export const DEFAULT_WIDGETS: readonly Widget[] = [
 const DEFAULT_CANONICAL = JSON.stringify(DEFAULT_WIDGETS);
 
 // Each type's settings schema compiled once; every violation reported, nothing coerced or filled.
-const settingsAjv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false });
+const settingsAjv = addFormats.default(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }));
 const settingsValidators = new Map<string, ValidateFunction>(WIDGET_TYPES.map((type) => [type.id, settingsAjv.compile(type.settings_schema)]));
 
 const overlaps = (a: Widget, b: Widget) =>

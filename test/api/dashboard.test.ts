@@ -4,6 +4,7 @@
  * settings against each type's JSON Schema), etags, rights and tenancy.
  */
 import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { addMember } from '../support/access.js';
@@ -63,7 +64,7 @@ describe('dashboard_widget_types catalogue', () => {
     const all = page.dashboard_widget_types;
     expect(all.length).toBeGreaterThanOrEqual(10);
     expect(page.total_size).toBe(all.length);
-    const ajv = new Ajv({ strict: false });
+    const ajv = addFormats.default(new Ajv({ strict: false }));
     for (const type of all) {
       expect(type.name).toBe(`dashboard_widget_types/${type.id}`);
       expect(type.query.metrics).toBeDefined();
@@ -107,7 +108,7 @@ describe('default layout', () => {
     expect(body.id).toBeUndefined();
     expect(body.create_time).toBeUndefined();
     expect(body.widgets.map((w: any) => w.type)).toEqual(expect.arrayContaining(['key_metrics', 'visitors_graph', 'top_sources', 'top_pages', 'devices']));
-    const ajv = new Ajv({ strict: false });
+    const ajv = addFormats.default(new Ajv({ strict: false }));
     const cells = new Set<string>();
     for (const w of body.widgets) {
       const type = types.get(w.type);
