@@ -14,6 +14,7 @@ import { blogArea } from './blog/blog.area.js';
 import { accessArea } from './access/access.area.js';
 import { editorialArea } from './editorial/editorial.area.js';
 import { analyticsArea } from './analytics/analytics.area.js';
+import { searchArea } from './search/search.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -35,4 +36,5 @@ export const areas: readonly Area[] = [
   editorialArea,
   analyticsArea,
   accessArea,
+  searchArea,
 ];

@@ -146,6 +146,7 @@ export async function registerSiteSurface(
     async *inventory(ctx, view) {
       for (const contribution of contributions) if (contribution.inventory) yield* contribution.inventory(ctx, view);
     },
+    search: contributions.find((c) => c.search)?.search,
   };
 
   const href = (view: SiteView, path: string) => (view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path);
@@ -165,6 +166,8 @@ export async function registerSiteSurface(
         tagline: String(settings.get('general.site.tagline') ?? ''),
         origin: ctx.origin,
         home_path: href(view, '/'),
+        // The header's search form, while the website serves search (search.enabled).
+        search_path: siteDeps.search && settings.get('search.enabled') !== false ? href(view, '/search') : undefined,
         skip_label: 'Skip to content',
         views: ctx.views.map((v) => ({ id: v.id, locale: v.locale, display_name: v.displayName, home_path: href(v, '/') })),
       },

@@ -96,6 +96,53 @@ export interface SqlDialect {
   isTimeout(err: unknown): boolean;
   /** Tells subscribers of `channel` in other processes, when the transaction commits (no-op on SQLite). */
   notify(db: Kysely<any>, channel: string): Promise<void>;
+  /**
+   * The site search's one ranked query over `search_documents` (migration 2026-11-26-1530): the
+   * documents of one website and view, live at `now`, matching every word of `text`, best first
+   * (title matches weigh more than body matches), with the title and a snippet of the body whose
+   * matches are wrapped in `SEARCH_MARK_START`/`SEARCH_MARK_END`. `text` is user text and never
+   * reaches FTS syntax: SQLite quotes each word as an FTS5 phrase (`"` doubled), so `*`, `NEAR`,
+   * `-`, `:`, `(`, `^` are plain characters, then ranks with `bm25()` and cuts `snippet()`;
+   * PostgreSQL parses it with `websearch_to_tsquery` in the view's text search configuration
+   * (`config`; it never raises on any input), ranks with `ts_rank_cd` over the weighted `tsv` and
+   * cuts `ts_headline`. Snippets are computed for the page of hits only.
+   */
+  fullTextSearch(query: FullTextQuery): RawBuilder<FullTextHit>;
+}
+
+/** Marks around a match in `FullTextHit.title_marked` / `snippet_marked` (control characters no stored text holds). */
+export const SEARCH_MARK_START = '\u0002';
+export const SEARCH_MARK_END = '\u0003';
+/** Words of a search query that count (SQLite; more are ignored, a bounded query). */
+export const SEARCH_MAX_TERMS = 16;
+
+/** What `fullTextSearch` looks for. */
+export interface FullTextQuery {
+  text: string;
+  /** PostgreSQL text search configuration of the view's language (`english`, `german`, …, `simple`). */
+  config: string;
+  websiteId: string;
+  viewId: string;
+  now: number;
+  limit: number;
+  offset: number;
+}
+
+/** One hit of `fullTextSearch`, best first. */
+export interface FullTextHit {
+  kind: string;
+  source_id: string;
+  path: string;
+  title: string;
+  title_marked: string;
+  snippet_marked: string;
+  update_time: number;
+}
+
+/** SQLite: `text` as an FTS5 query of quoted words (implicit AND); undefined when it has no word. */
+export function ftsWordsQuery(text: string): string | undefined {
+  const words = text.split(/\s+/u).filter((w) => w !== '').slice(0, SEARCH_MAX_TERMS);
+  return words.length ? words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ') : undefined;
 }
 
 /**
@@ -213,6 +260,23 @@ const sqliteDialect: SqlDialect = {
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTimeout: (err) => (err as { code?: string })?.code === 'SQLITE_INTERRUPT',
   notify: async () => {},
+  fullTextSearch: (q) => {
+    const match = ftsWordsQuery(q.text) ?? '""';
+    // Rank first (ids and scores only), then cut snippets for the page of hits: snippet() in the
+    // ranking query would run for every match. The second MATCH is probed by rowid.
+    return sql<FullTextHit>`with top as (
+        select d.doc_id, bm25(search_documents_fts, 10.0, 1.0) as score
+        from search_documents_fts join search_documents d on d.doc_id = search_documents_fts.rowid
+        where search_documents_fts match ${match} and d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}
+        order by score, d.doc_id limit ${q.limit} offset ${q.offset})
+      select d.kind, d.source_id, d.path, d.title, d.update_time,
+        highlight(search_documents_fts, 0, ${SEARCH_MARK_START}, ${SEARCH_MARK_END}) as title_marked,
+        snippet(search_documents_fts, 1, ${SEARCH_MARK_START}, ${SEARCH_MARK_END}, '…', 32) as snippet_marked
+      from top join search_documents d on d.doc_id = top.doc_id
+        join search_documents_fts on search_documents_fts.rowid = top.doc_id
+      where search_documents_fts match ${match}
+      order by top.score, top.doc_id`;
+  },
 };
 
 const postgresDialect: SqlDialect = {
@@ -244,6 +308,20 @@ const postgresDialect: SqlDialect = {
   // NOTIFY inside a transaction is delivered at commit, never for a rollback.
   notify: async (db, channel) => {
     await sql`select pg_notify(${channel}, '')`.execute(db);
+  },
+  fullTextSearch: (q) => {
+    const options = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_END}, MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … "`;
+    return sql<FullTextHit>`with q as (select websearch_to_tsquery(${q.config}::regconfig, ${q.text}) as query),
+      top as (
+        select d.doc_id, ts_rank_cd(d.tsv, q.query) as score
+        from search_documents d, q
+        where d.tsv @@ q.query and d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}
+        order by score desc, d.doc_id limit ${q.limit} offset ${q.offset})
+      select d.kind, d.source_id, d.path, d.title, d.update_time,
+        ts_headline(${q.config}::regconfig, d.title, q.query, ${options + ', HighlightAll=true'}) as title_marked,
+        ts_headline(${q.config}::regconfig, d.body, q.query, ${options}) as snippet_marked
+      from top join search_documents d on d.doc_id = top.doc_id, q
+      order by top.score desc, top.doc_id`;
   },
 };
 
