@@ -68,10 +68,10 @@ describe('site MCP server', () => {
   });
   afterAll(() => t.close());
 
-  it('tools/list names the five read-only tools', async () => {
+  it('tools/list names the six read-only tools', async () => {
     const client = await connect(a);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_navigation', 'get_page', 'get_post', 'list_pages', 'list_posts']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_navigation', 'get_page', 'get_post', 'list_pages', 'list_posts', 'search']);
     for (const tool of tools) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
     expect(client.getServerVersion()?.name).toBe(`${a.code}-site`);
     await client.close();
