@@ -153,7 +153,17 @@ export function createIndexer(deps: AreaDeps): Indexer {
           await eachBounded([...keys], READ_CONCURRENCY, async ([id, urlKey]) => void documents.push(...(await postDocuments(ctx, id, urlKey, now))));
         }
       }
-      const written = await db.transaction().execute((trx) => replaceDocuments(trx, dialect, { websiteId, kind, ids, read, documents, blockUses }));
+      let written: string[] = [];
+      for (let attempt = 1; ; attempt++) {
+        try {
+          written = await db.transaction().execute((trx) => replaceDocuments(trx, dialect, { websiteId, kind, ids, read, documents, blockUses }));
+          break;
+        } catch (err) {
+          // A content write held a row past the bounded wait (PostgreSQL): give way and try again shortly.
+          if (!dialect.isTimeout(err) || attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 50 * attempt));
+        }
+      }
       const kept = new Set(written);
       return documents.filter((d) => kept.has(d.source_id)).length;
     },

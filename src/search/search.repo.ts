@@ -28,6 +28,9 @@ export interface PendingSource {
   generation: number;
 }
 
+/** How long an indexer waits for a pending row a content write holds before giving way (then retrying). */
+const LOCK_WAIT_MS = 200;
+
 const SOURCE_TABLES: Record<SourceKind, string> = { page: 'cms_pages', post: 'blog_posts' };
 
 /** The website as the rendered site knows it (hosts.ts reads the same columns). */
@@ -136,8 +139,12 @@ export async function replaceDocuments(
   dialect: SqlDialect,
   batch: { websiteId: string; accountId?: string; kind: SourceKind; ids: readonly string[]; read: Map<string, number>; documents: SearchDocument[]; blockUses?: Map<string, Set<string>> },
 ): Promise<string[]> {
-  const { websiteId, kind, ids } = batch;
-  if (ids.length === 0) return [];
+  const { websiteId, kind } = batch;
+  if (batch.ids.length === 0) return [];
+  // Background work gives way: a content write holding one of these rows wins, this batch is retried.
+  await dialect.boundLockWait(trx, LOCK_WAIT_MS);
+  // In key order, as the holding SELECT below, so two indexers never wait on each other in a cycle.
+  const ids = [...batch.ids].sort();
   const marker = await trx
     .insertInto('search_pending')
     .values(ids.map((id) => ({ website_id: websiteId, kind, source_id: id, generation: 0, claimed_until: 0 })))

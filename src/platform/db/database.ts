@@ -92,8 +92,14 @@ export interface SqlDialect {
   isUniqueViolation(err: unknown): boolean;
   /** The driver error of a FOREIGN KEY violation. */
   isForeignKeyViolation(err: unknown): boolean;
-  /** The driver error of a statement cut off by its time limit. */
+  /** The driver error of a statement cut off by its time limit (or a lock wait by `boundLockWait`). */
   isTimeout(err: unknown): boolean;
+  /**
+   * Lets the rest of the transaction wait at most `ms` for a row lock, then fail (`isTimeout`), for
+   * background work that must give way to requests instead of deadlocking with them (PostgreSQL
+   * `SET LOCAL lock_timeout`, shorter than the deadlock detector's wait; SQLite: one writer, no-op).
+   */
+  boundLockWait(trx: Kysely<any>, ms: number): Promise<void>;
   /** Tells subscribers of `channel` in other processes, when the transaction commits (no-op on SQLite). */
   notify(db: Kysely<any>, channel: string): Promise<void>;
   /**
@@ -113,6 +119,11 @@ export interface SqlDialect {
 /** Marks around a match in `FullTextHit.title_marked` / `snippet_marked` (control characters no stored text holds). */
 export const SEARCH_MARK_START = '\u0002';
 export const SEARCH_MARK_END = '\u0003';
+/**
+ * Matches of one search that are ranked: the newest this many of the view (index order). A word found
+ * in more documents ranks among those (bounded cost per query); rarer words rank every match.
+ */
+export const SEARCH_CANDIDATES = 2_000;
 /** Words of a search query that count (SQLite; more are ignored, a bounded query). */
 export const SEARCH_MAX_TERMS = 16;
 
@@ -259,22 +270,30 @@ const sqliteDialect: SqlDialect = {
   isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTimeout: (err) => (err as { code?: string })?.code === 'SQLITE_INTERRUPT',
+  boundLockWait: async () => {},
   notify: async () => {},
   fullTextSearch: (q) => {
     const match = ftsWordsQuery(q.text) ?? '""';
-    // Rank first (ids and scores only), then cut snippets for the page of hits: snippet() in the
-    // ranking query would run for every match. The second MATCH is probed by rowid.
-    return sql<FullTextHit>`with top as (
+    const fts = sql.table('search_documents_fts');
+    // CROSS JOIN keeps FTS5 as the outer loop (else SQLite walks the view's documents and probes the
+    // full-text index once per row). Candidates: the SEARCH_CANDIDATES newest matches of the view (by
+    // rowid, which FTS5 walks backwards cheaply); bm25 ranks the matches from the oldest of them on,
+    // so a word found in every document costs a bounded walk, not a rank of every match.
+    const scope = sql`d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}`;
+    return sql<FullTextHit>`with floor as (
+        select min(id) as id from (select f.rowid as id from ${fts} f cross join search_documents d on d.doc_id = f.rowid
+          where ${fts} match ${match} and ${scope} order by f.rowid desc limit ${SEARCH_CANDIDATES})),
+      top as (
         select d.doc_id, bm25(search_documents_fts, 10.0, 1.0) as score
-        from search_documents_fts join search_documents d on d.doc_id = search_documents_fts.rowid
-        where search_documents_fts match ${match} and d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}
+        from ${fts} cross join search_documents d on d.doc_id = search_documents_fts.rowid
+        where ${fts} match ${match} and search_documents_fts.rowid >= (select id from floor) and ${scope}
         order by score, d.doc_id limit ${q.limit} offset ${q.offset})
       select d.kind, d.source_id, d.path, d.title, d.update_time,
         highlight(search_documents_fts, 0, ${SEARCH_MARK_START}, ${SEARCH_MARK_END}) as title_marked,
         snippet(search_documents_fts, 1, ${SEARCH_MARK_START}, ${SEARCH_MARK_END}, '…', 32) as snippet_marked
-      from top join search_documents d on d.doc_id = top.doc_id
-        join search_documents_fts on search_documents_fts.rowid = top.doc_id
-      where search_documents_fts match ${match}
+      from top cross join search_documents d on d.doc_id = top.doc_id
+        cross join ${fts} on search_documents_fts.rowid = top.doc_id
+      where ${fts} match ${match}
       order by top.score, top.doc_id`;
   },
 };
@@ -304,19 +323,26 @@ const postgresDialect: SqlDialect = {
   skipLocked: (query) => query.forUpdate().skipLocked(),
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
-  isTimeout: (err) => (err as { code?: string })?.code === '57014',
+  isTimeout: (err) => ['57014', '55P03'].includes(String((err as { code?: string })?.code)),
+  boundLockWait: async (trx, ms) => {
+    await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.floor(ms))}ms`}, true)`.execute(trx);
+  },
   // NOTIFY inside a transaction is delivered at commit, never for a rollback.
   notify: async (db, channel) => {
     await sql`select pg_notify(${channel}, '')`.execute(db);
   },
   fullTextSearch: (q) => {
     const options = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_END}, MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … "`;
+    // Candidates: the SEARCH_CANDIDATES newest matches of the view (the planner picks the GIN index
+    // for rare words, the doc_id order with a per-row check for common ones); ts_rank_cd ranks those.
     return sql<FullTextHit>`with q as (select websearch_to_tsquery(${q.config}::regconfig, ${q.text}) as query),
-      top as (
-        select d.doc_id, ts_rank_cd(d.tsv, q.query) as score
-        from search_documents d, q
+      cand as (
+        select d.doc_id, d.tsv from search_documents d, q
         where d.tsv @@ q.query and d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}
-        order by score desc, d.doc_id limit ${q.limit} offset ${q.offset})
+        order by d.doc_id desc limit ${SEARCH_CANDIDATES}),
+      top as (
+        select cand.doc_id, ts_rank_cd(cand.tsv, q.query) as score from cand, q
+        order by score desc, cand.doc_id limit ${q.limit} offset ${q.offset})
       select d.kind, d.source_id, d.path, d.title, d.update_time,
         ts_headline(${q.config}::regconfig, d.title, q.query, ${options + ', HighlightAll=true'}) as title_marked,
         ts_headline(${q.config}::regconfig, d.body, q.query, ${options}) as snippet_marked
