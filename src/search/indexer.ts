@@ -8,11 +8,11 @@ import type { AreaDeps } from '../platform/area.js';
 import { NotFound } from '../platform/errors.js';
 import type { SiteContext, SitePageContext, SiteView } from '../site/contribution.js';
 import { siteHref } from '../site/paths.js';
+import { readSiteViews } from '../site/site.surface.js';
 import { createSiteVersions } from '../site/versions.js';
 import {
   blockIdentifiersOf,
   pendingGenerations,
-  readSiteViews,
   readWebsite,
   replaceDocuments,
   urlKeysOf,

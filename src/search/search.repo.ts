@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
-import type { SiteView } from '../site/contribution.js';
-import type { SiteWebsite } from '../site/hosts.js';
+import { SITE_WEBSITE_COLUMNS, siteWebsiteOf, type SiteWebsite } from '../site/hosts.js';
 
 /** A source of documents: a CMS page or a blog post (by id), or every source of the website. */
 export type SourceKind = 'page' | 'post';
@@ -35,43 +34,8 @@ const SOURCE_TABLES: Record<SourceKind, string> = { page: 'cms_pages', post: 'bl
 
 /** The website as the rendered site knows it (hosts.ts reads the same columns). */
 export async function readWebsite(db: Kysely<any>, websiteId: string): Promise<SiteWebsite | undefined> {
-  const row = await db
-    .selectFrom('websites')
-    .select(['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status'])
-    .where('id', '=', websiteId)
-    .executeTakeFirst();
-  return row && {
-    id: row.id,
-    accountId: row.account_id,
-    code: row.code,
-    displayName: row.display_name,
-    defaultLanguage: row.default_language,
-    timeZone: row.time_zone,
-    ready: row.provisioning_status === 'ACTIVE',
-  };
-}
-
-/** The views the site serves (active ones and the default), the default first, as site.surface.ts reads them. */
-export async function readSiteViews(db: Kysely<any>, websiteId: string): Promise<SiteView[]> {
-  const rows = await db
-    .selectFrom('views')
-    .select(['id', 'display_name', 'locale', 'url_prefix', 'is_default', 'fallback_view_id', 'is_active'])
-    .where('website_id', '=', websiteId)
-    .orderBy('create_time')
-    .orderBy('id')
-    .execute();
-  const truthy = (v: unknown) => v === true || v === 1;
-  return rows
-    .filter((r) => truthy(r.is_active) || truthy(r.is_default))
-    .map((r) => ({
-      id: r.id,
-      displayName: r.display_name,
-      locale: r.locale,
-      urlPrefix: truthy(r.is_default) ? '' : (r.url_prefix ?? ''),
-      isDefault: truthy(r.is_default),
-      fallbackViewId: r.fallback_view_id ?? null,
-    }))
-    .sort((a, b) => Number(b.isDefault) - Number(a.isDefault));
+  const row = await db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]).where('id', '=', websiteId).executeTakeFirst();
+  return row && siteWebsiteOf(row);
 }
 
 /** Ids of the website's pages or posts after `afterId`, by id (keyset batches of a reindex). */
