@@ -124,7 +124,7 @@ export const SEARCH_MARK_END = '\u0003';
  * Matches of one search that are ranked: the newest this many of the view (index order). A word found
  * in more documents ranks among those (bounded cost per query); rarer words rank every match.
  */
-export const SEARCH_CANDIDATES = 2_000;
+export const SEARCH_CANDIDATES = 1_000;
 /** Words of a search query that count (SQLite; more are ignored, a bounded query). */
 export const SEARCH_MAX_TERMS = 16;
 
