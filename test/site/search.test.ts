@@ -109,6 +109,14 @@ describe('site search', () => {
     expect(await paths('rye')).toEqual(['/rye']);
   });
 
+  it('a scheduled post is found once it goes live at its publish_time, not before', async () => {
+    const at = new Date(Date.now() + 3_000).toISOString();
+    expectStatus(await a.api('POST', '/blog_posts', { title: 'Pumpernickel launch', url_key: 'pumpernickel', state: 'SCHEDULED', publish_time: at, content: '<p>soon</p>' }), 201);
+    await drained();
+    expect(await paths('pumpernickel')).toEqual([]);
+    await eventually(async () => expect(await paths('pumpernickel')).toEqual(['/blog/pumpernickel']), 15_000);
+  });
+
   it('a German view is searched in German: PostgreSQL stems (Haus finds Häuser), SQLite folds diacritics (Hauser finds Häuser)', async () => {
     const view = `&view=${deViewId}`;
     expect(await paths('Häuser', view)).toEqual(['/de/nur-deutsch']);
