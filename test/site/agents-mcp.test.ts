@@ -116,7 +116,7 @@ describe('site MCP server', () => {
     }
     const own = await a.site('POST', '/mcp', { headers: { ...headers, origin: `http://${a.host}` }, body });
     expect(own.statusCode).toBe(200);
-    expect(own.json().result.tools.length).toBe(5);
+    expect(own.json().result.tools.length).toBe(6);
   });
 
   it('garbage gets a clean 4xx: bad JSON, not JSON-RPC, wrong content type, GET and DELETE', async () => {
