@@ -109,12 +109,11 @@ export async function replaceDocuments(
   await dialect.boundLockWait(trx, LOCK_WAIT_MS);
   // In key order, as the holding SELECT below, so two indexers never wait on each other in a cycle.
   const ids = [...batch.ids].sort();
-  const marker = await trx
+  await trx
     .insertInto('search_pending')
     .values(ids.map((id) => ({ website_id: websiteId, kind, source_id: id, generation: 0, claimed_until: 0 })))
     .onConflict((oc) => oc.columns(['website_id', 'kind', 'source_id']).doNothing())
     .execute();
-  void marker;
   const held = await dialect
     .forUpdate(trx.selectFrom('search_pending').select(['source_id', 'generation']).where('website_id', '=', websiteId).where('kind', '=', kind).where('source_id', 'in', [...ids]).orderBy('source_id'))
     .execute();
