@@ -15,6 +15,7 @@ import { accessArea } from './access/access.area.js';
 import { editorialArea } from './editorial/editorial.area.js';
 import { analyticsArea } from './analytics/analytics.area.js';
 import { dashboardArea } from './dashboard/dashboard.area.js';
+import { searchArea } from './search/search.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -37,4 +38,5 @@ export const areas: readonly Area[] = [
   analyticsArea,
   dashboardArea,
   accessArea,
+  searchArea,
 ];

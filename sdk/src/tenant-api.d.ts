@@ -3432,6 +3432,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/search_index": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a SearchIndex
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.content`.
+         */
+        get: operations["GetSearchIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/search_index:reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rebuild the search index
+         * @description Starts an Operation (`REINDEX_SEARCH`) that indexes every page and post of the website again in every view, through the same readers the site serves them with, and removes documents whose source is gone. `metadata.progress_percent` counts the pages and posts done. Safe to run again at any time (after a crash it starts over); content writes meanwhile are indexed by the background indexer as usual. Not needed after ordinary writes.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website.content`.
+         */
+        post: operations["ReindexSearchIndex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/websites/{website_id}/settings": {
         parameters: {
             query?: never;
@@ -9347,6 +9391,70 @@ export interface components {
             readonly id: string;
             /** @description Resource name; the identity. */
             readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+        };
+        /**
+         * @description The website's site-search index: one document per published page and post per view it shows in. Content writes keep it current by themselves (a write removes the documents it touches at once; the background indexer adds them back as the site now shows them, `pending_count` counts the sources waiting); `:reindex` rebuilds every document, for recovery.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "document_count": 1,
+         *       "etag": "3-mjx8q2k0",
+         *       "last_reindex_documents": 1,
+         *       "last_reindex_duration_ms": 1,
+         *       "last_reindex_operation": "Last reindex operation",
+         *       "last_reindex_time": "2026-01-15T09:30:00.000Z",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/search_index",
+         *       "pending_count": 1,
+         *       "state": "CURRENT",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        SearchIndex: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /**
+             * Format: int64
+             * @description Documents in the index (a page or post counts once per view it is found in).
+             */
+            readonly document_count?: number;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /**
+             * Format: int64
+             * @description Documents the last `:reindex` wrote.
+             */
+            readonly last_reindex_documents?: number;
+            /**
+             * Format: int64
+             * @description How long the last `:reindex` took, in milliseconds.
+             */
+            readonly last_reindex_duration_ms?: number;
+            /** @description The Operation of the last finished `:reindex` (`websites/{website}/operations/{operation}`). */
+            readonly last_reindex_operation?: string;
+            /**
+             * Format: date-time
+             * @description When the last `:reindex` finished; absent when none ran.
+             */
+            readonly last_reindex_time?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: int64
+             * @description Pages and posts changed since they were last indexed, waiting for the background indexer.
+             */
+            readonly pending_count?: number;
+            /**
+             * @description `UPDATING` while changes wait to be indexed (`pending_count` > 0), else `CURRENT`.
+             * @enum {string}
+             */
+            readonly state?: "CURRENT" | "UPDATING";
             /**
              * Format: date-time
              * @description When last written (RFC 3339, UTC); absent while never written.
@@ -20175,6 +20283,84 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SearchIndex. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchIndex"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ReindexSearchIndex: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Long-running work. Poll until `done`; then exactly one of `response` and `error` is present. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -17,6 +17,7 @@ import * as site from './2026-11-26-1410-site.js';
 import * as siteVisitors from './2026-11-26-1440-site-visitors.js';
 import * as analyticsEvents from './2026-11-26-1500-analytics-events.js';
 import * as dashboard from './2026-11-26-1520-dashboard.js';
+import * as search from './2026-11-26-1530-search.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-1440-site-visitors': siteVisitors,
   '2026-11-26-1500-analytics-events': analyticsEvents,
   '2026-11-26-1520-dashboard': dashboard,
+  '2026-11-26-1530-search': search,
 };

@@ -144,6 +144,37 @@ export interface SiteContribution {
    * route runs; one contribution provides it (the customers area).
    */
   visitor?(request: FastifyRequest, ctx: SiteContext): Promise<SiteVisitor | undefined>;
+  /** Ranked search of the site's published content; one contribution provides it (the search area). */
+  search?: SiteSearch;
+}
+
+/** The site's ranked search, as the read API (`/api/v1/search`) and `/mcp` (`search` tool) call it. */
+export interface SiteSearch {
+  /** Whether the website serves search (`search.enabled`); when not, the endpoint answers 404 and the tool is absent. */
+  enabled(ctx: SiteContext): Promise<boolean>;
+  /**
+   * One page of hits in the view, best first. INVALID_ARGUMENT naming `q` (empty, longer than 200
+   * characters), `page_size` or `page_token`.
+   */
+  run(ctx: SiteContext, view: SiteView, query: { q?: unknown; page_size?: unknown; page_token?: unknown }): Promise<SiteSearchAnswer>;
+}
+
+export interface SiteSearchAnswer {
+  results: SiteSearchHit[];
+  next_page_token?: string;
+}
+
+/** A search hit; `title_html` and `snippet_html` are escaped text with `<mark>` around the matched words. */
+export interface SiteSearchHit {
+  kind: string;
+  title: string;
+  title_html: string;
+  snippet_html: string;
+  /** Site path in the view (prefix included). */
+  path: string;
+  url: string;
+  view_id: string;
+  update_time: string;
 }
 
 /** What site contributions are built from. */
@@ -156,6 +187,8 @@ export interface SiteDeps extends AreaDeps {
   settings(ctx: SiteContext, view: SiteView): Promise<ReadonlyMap<string, unknown>>;
   /** Every area's inventory in one view, in area order. */
   inventory(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
+  /** The site's search, when an area contributes one. */
+  search?: SiteSearch;
 }
 
 declare module 'fastify' {

@@ -16,6 +16,22 @@ export interface SiteWebsite {
   ready: boolean;
 }
 
+/** The `websites` columns a `SiteWebsite` is read from. */
+export const SITE_WEBSITE_COLUMNS = ['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status'] as const;
+
+/** A `websites` row (SITE_WEBSITE_COLUMNS) as the site knows it. */
+export function siteWebsiteOf(row: Row): SiteWebsite {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    code: row.code,
+    displayName: row.display_name,
+    defaultLanguage: row.default_language,
+    timeZone: row.time_zone,
+    ready: row.provisioning_status === 'ACTIVE',
+  };
+}
+
 /** The host a site request came in on, decided before routing (see `siteConstraint`). */
 export interface SiteHost {
   /** Lower-case host name without port and trailing dot. */
@@ -105,15 +121,7 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
     return id;
   }
 
-  const present = (row: Row): SiteWebsite => ({
-    id: row.id,
-    accountId: row.account_id,
-    code: row.code,
-    displayName: row.display_name,
-    defaultLanguage: row.default_language,
-    timeZone: row.time_zone,
-    ready: row.provisioning_status === 'ACTIVE',
-  });
+  const present = siteWebsiteOf;
 
   return {
     constraint: {
@@ -155,7 +163,7 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
       if (cached !== undefined) return cached ?? undefined;
       let found: SiteWebsite | null = null;
       if (host.kind === 'custom' || LABEL.test(host.code ?? '')) {
-        const query = db.selectFrom('websites').select(['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status']);
+        const query = db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]);
         const row = await (host.kind === 'platform' ? query.where('code', '=', host.code!) : query.where('id', '=', host.websiteId!)).executeTakeFirst();
         if (row) found = present(row);
       }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
+import type { Kysely } from 'kysely';
 import { Liquid } from 'liquidjs';
 import type { AreaDeps } from '../platform/area.js';
 import { TtlCache } from '../platform/cache.js';
@@ -48,6 +49,29 @@ interface CachedAnswer {
   etag: string;
   /** Extra headers of the answer (`Link` to the Markdown twin, token count, content signals). */
   headers: Record<string, string>;
+}
+
+/** The views a website's site serves (active ones and the default), the default first. */
+export async function readSiteViews(db: Kysely<any>, websiteId: string): Promise<SiteView[]> {
+  const rows = await db
+    .selectFrom('views')
+    .select(['id', 'display_name', 'locale', 'url_prefix', 'is_default', 'fallback_view_id', 'is_active'])
+    .where('website_id', '=', websiteId)
+    .orderBy('create_time')
+    .orderBy('id')
+    .execute();
+  const truthy = (v: unknown) => v === true || v === 1;
+  return rows
+    .filter((r) => truthy(r.is_active) || truthy(r.is_default))
+    .map((r) => ({
+      id: r.id,
+      displayName: r.display_name,
+      locale: r.locale,
+      urlPrefix: truthy(r.is_default) ? '' : (r.url_prefix ?? ''),
+      isDefault: truthy(r.is_default),
+      fallbackViewId: r.fallback_view_id ?? null,
+    }))
+    .sort((a, b) => Number(b.isDefault) - Number(a.isDefault));
 }
 
 /** Per (website, version, view): the settings and chrome every page of the view needs. */
@@ -103,27 +127,7 @@ export async function registerSiteSurface(
     return loading;
   };
 
-  async function readViews(websiteId: string): Promise<SiteView[]> {
-    const rows = await db
-      .selectFrom('views')
-      .select(['id', 'display_name', 'locale', 'url_prefix', 'is_default', 'fallback_view_id', 'is_active'])
-      .where('website_id', '=', websiteId)
-      .orderBy('create_time')
-      .orderBy('id')
-      .execute();
-    const truthy = (v: unknown) => v === true || v === 1;
-    return rows
-      .filter((r) => truthy(r.is_active) || truthy(r.is_default))
-      .map((r) => ({
-        id: r.id,
-        displayName: r.display_name,
-        locale: r.locale,
-        urlPrefix: truthy(r.is_default) ? '' : (r.url_prefix ?? ''),
-        isDefault: truthy(r.is_default),
-        fallbackViewId: r.fallback_view_id ?? null,
-      }))
-      .sort((a, b) => Number(b.isDefault) - Number(a.isDefault));
-  }
+  const readViews = (websiteId: string) => readSiteViews(db, websiteId);
 
   function viewState(ctx: SiteContext, view: SiteView): Promise<ViewState> {
     return cached(viewStates, `${ctx.website.id}|${ctx.version}|${view.id}`, async () => {
@@ -146,6 +150,7 @@ export async function registerSiteSurface(
     async *inventory(ctx, view) {
       for (const contribution of contributions) if (contribution.inventory) yield* contribution.inventory(ctx, view);
     },
+    search: contributions.find((c) => c.search)?.search,
   };
 
   const href = (view: SiteView, path: string) => (view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path);
@@ -165,6 +170,8 @@ export async function registerSiteSurface(
         tagline: String(settings.get('general.site.tagline') ?? ''),
         origin: ctx.origin,
         home_path: href(view, '/'),
+        // The header's search form, while the website serves search (search.enabled).
+        search_path: siteDeps.search && settings.get('search.enabled') !== false ? href(view, '/search') : undefined,
         skip_label: 'Skip to content',
         views: ctx.views.map((v) => ({ id: v.id, locale: v.locale, display_name: v.displayName, home_path: href(v, '/') })),
       },

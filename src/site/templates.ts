@@ -56,6 +56,7 @@ ${BASE_CSS}</style>
 {% if site.tagline != "" %}<p class="site-tagline">{{ site.tagline }}</p>{% endif %}
 {% if chrome.main_menu %}{% render 'menu', menu: chrome.main_menu, label: chrome.main_menu.label, current: page.canonicalPath %}{% endif %}
 {% if site.views.size > 1 %}<nav aria-label="Language"><ul class="views">{% for v in site.views %}<li><a href="{{ v.home_path }}" hreflang="{{ v.locale }}" lang="{{ v.locale }}"{% if v.id == view.id %} aria-current="true"{% endif %}>{{ v.display_name }}</a></li>{% endfor %}</ul></nav>{% endif %}
+{% if site.search_path %}<form class="site-search" role="search" action="{{ site.search_path }}" method="get"><label for="site-search-q">Search</label> <input id="site-search-q" type="search" name="q" maxlength="200" required> <button type="submit">Search</button></form>{% endif %}
 {% render 'account-links', visitor: visitor, site: site %}
 </header>
 <main id="main">

@@ -150,6 +150,7 @@ async function copyTablesWithRows(db: Kysely<any>, parents: Set<string>): Promis
       if (type === 'boolean') return sql`n % 2 = 0`;
       if (type === 'jsonb') return sql`'[]'::jsonb`;
       if (['integer', 'bigint', 'double precision'].includes(type)) return sql`n`;
+      if (type === 'tsvector') return sql`to_tsvector('simple', ${sql.lit(column + ' ')} || n)`;
       throw new Error(`list-plans: no synthetic value for ${table}.${column} (${type})`);
     });
     await sql`

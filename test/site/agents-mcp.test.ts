@@ -68,10 +68,10 @@ describe('site MCP server', () => {
   });
   afterAll(() => t.close());
 
-  it('tools/list names the five read-only tools', async () => {
+  it('tools/list names the six read-only tools', async () => {
     const client = await connect(a);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_navigation', 'get_page', 'get_post', 'list_pages', 'list_posts']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_navigation', 'get_page', 'get_post', 'list_pages', 'list_posts', 'search']);
     for (const tool of tools) expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
     expect(client.getServerVersion()?.name).toBe(`${a.code}-site`);
     await client.close();
@@ -116,7 +116,7 @@ describe('site MCP server', () => {
     }
     const own = await a.site('POST', '/mcp', { headers: { ...headers, origin: `http://${a.host}` }, body });
     expect(own.statusCode).toBe(200);
-    expect(own.json().result.tools.length).toBe(5);
+    expect(own.json().result.tools.length).toBe(6);
   });
 
   it('garbage gets a clean 4xx: bad JSON, not JSON-RPC, wrong content type, GET and DELETE', async () => {

@@ -151,7 +151,7 @@ describe('site read API', () => {
     const doc = expectStatus(await a.site('GET', '/api/v1/openapi.json'), 200);
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.servers[0].url).toBe(`http://${a.host}/api/v1`);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/navigation/{identifier}', '/api/v1/pages', '/api/v1/pages/{url_key}', '/api/v1/posts', '/api/v1/posts/{url_key}', '/api/v1/views']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/v1/navigation/{identifier}', '/api/v1/pages', '/api/v1/pages/{url_key}', '/api/v1/posts', '/api/v1/posts/{url_key}', '/api/v1/search', '/api/v1/views']);
     expect(doc.paths['/api/v1/pages'].get.operationId).toBe('ListSitePages');
     expect(expectStatus(await b.site('GET', '/api/v1/openapi.json'), 200).servers[0].url).toBe(`http://${b.host}/api/v1`);
   });

@@ -50,6 +50,20 @@ export const ACCESSIBILITY_PAGES: AccessibilityPage[] = [
     },
   },
   { name: 'not-found page', status: 404, setup: async () => '/a11y-no-such-page' },
+  {
+    name: 'search results page',
+    status: 200,
+    async setup(f) {
+      expectStatus(await post(f, 'cms_pages', { title: 'Croissant guide', url_key: 'a11y-croissants', content: '<p>Butter croissants, baked at dawn.</p>' }), 201);
+      // The background indexer adds the page to the search index.
+      for (let i = 0; i < 200; i++) {
+        const index = expectStatus(await f.t.request('GET', `${API}/websites/${f.user.websiteId}/search_index`, { token: f.user.token }), 200);
+        if (index.pending_count === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      return '/search?q=croissants';
+    },
+  },
 ];
 
 /** The blog: its index (paged), a post with everything a post page shows, its archives, a post in a second view. */

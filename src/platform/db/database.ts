@@ -92,10 +92,69 @@ export interface SqlDialect {
   isUniqueViolation(err: unknown): boolean;
   /** The driver error of a FOREIGN KEY violation. */
   isForeignKeyViolation(err: unknown): boolean;
-  /** The driver error of a statement cut off by its time limit. */
+  /** The driver error of a statement cut off by its time limit (or a lock wait by `boundLockWait`). */
   isTimeout(err: unknown): boolean;
+  /**
+   * Lets the rest of the transaction wait at most `ms` for a row lock, then fail (`isTimeout`), for
+   * background work that must give way to requests instead of deadlocking with them (PostgreSQL
+   * `SET LOCAL lock_timeout`, shorter than the deadlock detector's wait; SQLite: one writer, no-op).
+   */
+  boundLockWait(trx: Kysely<any>, ms: number): Promise<void>;
   /** Tells subscribers of `channel` in other processes, when the transaction commits (no-op on SQLite). */
   notify(db: Kysely<any>, channel: string): Promise<void>;
+  /**
+   * The site search's one ranked query over `search_documents` (migration 2026-11-26-1530): the
+   * documents of one website and view, live at `now`, matching every word of `text`, best first
+   * (title matches weigh more than body matches), with the title and a snippet of the body whose
+   * matches are wrapped in `SEARCH_MARK_START`/`SEARCH_MARK_END`. `text` is user text and never
+   * reaches FTS syntax: SQLite quotes each word as an FTS5 phrase (`"` doubled), so `*`, `NEAR`,
+   * `-`, `:`, `(`, `^` are plain characters, then ranks with `bm25()` and cuts `snippet()`;
+   * PostgreSQL parses it with `websearch_to_tsquery` in the view's text search configuration
+   * (`config`; it never raises on any input), ranks with `ts_rank_cd` over the weighted `tsv` and
+   * cuts `ts_headline`. Snippets are computed for the page of hits only. The ranked set is the
+   * `SEARCH_CANDIDATES` newest matches of the view, so a word in every document costs a bounded walk.
+   */
+  fullTextSearch(query: FullTextQuery): RawBuilder<FullTextHit>;
+}
+
+/** Marks around a match in `FullTextHit.title_marked` / `snippet_marked` (control characters no stored text holds). */
+export const SEARCH_MARK_START = '\u0002';
+export const SEARCH_MARK_END = '\u0003';
+/**
+ * Matches of one search that are ranked: the newest this many of the view (index order). A word found
+ * in more documents ranks among those (bounded cost per query); rarer words rank every match.
+ */
+export const SEARCH_CANDIDATES = 1_000;
+/** Words of a search query that count (SQLite; more are ignored, a bounded query). */
+export const SEARCH_MAX_TERMS = 16;
+
+/** What `fullTextSearch` looks for. */
+export interface FullTextQuery {
+  text: string;
+  /** PostgreSQL text search configuration of the view's language (`english`, `german`, …, `simple`). */
+  config: string;
+  websiteId: string;
+  viewId: string;
+  now: number;
+  limit: number;
+  offset: number;
+}
+
+/** One hit of `fullTextSearch`, best first. */
+export interface FullTextHit {
+  kind: string;
+  source_id: string;
+  path: string;
+  title: string;
+  title_marked: string;
+  snippet_marked: string;
+  update_time: number;
+}
+
+/** SQLite: `text` as an FTS5 query of quoted words (implicit AND); undefined when it has no word. */
+export function ftsWordsQuery(text: string): string | undefined {
+  const words = text.split(/\s+/u).filter((w) => w !== '').slice(0, SEARCH_MAX_TERMS);
+  return words.length ? words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ') : undefined;
 }
 
 /**
@@ -212,7 +271,32 @@ const sqliteDialect: SqlDialect = {
   isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTimeout: (err) => (err as { code?: string })?.code === 'SQLITE_INTERRUPT',
+  boundLockWait: async () => {},
   notify: async () => {},
+  fullTextSearch: (q) => {
+    const match = ftsWordsQuery(q.text) ?? '""';
+    const fts = sql.table('search_documents_fts');
+    // CROSS JOIN keeps FTS5 as the outer loop (else SQLite walks the view's documents and probes the
+    // full-text index once per row). Candidates: the SEARCH_CANDIDATES newest matches of the view (by
+    // rowid, which FTS5 walks backwards cheaply); bm25 ranks the matches from the oldest of them on,
+    // so a word found in every document costs a bounded walk, not a rank of every match.
+    const scope = sql`d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}`;
+    return sql<FullTextHit>`with floor as (
+        select min(id) as id from (select f.rowid as id from ${fts} f cross join search_documents d on d.doc_id = f.rowid
+          where ${fts} match ${match} and ${scope} order by f.rowid desc limit ${SEARCH_CANDIDATES})),
+      top as (
+        select d.doc_id, bm25(search_documents_fts, 10.0, 1.0) as score
+        from ${fts} cross join search_documents d on d.doc_id = search_documents_fts.rowid
+        where ${fts} match ${match} and search_documents_fts.rowid >= (select id from floor) and ${scope}
+        order by score, d.doc_id limit ${q.limit} offset ${q.offset})
+      select d.kind, d.source_id, d.path, d.title, d.update_time,
+        highlight(search_documents_fts, 0, ${SEARCH_MARK_START}, ${SEARCH_MARK_END}) as title_marked,
+        snippet(search_documents_fts, 1, ${SEARCH_MARK_START}, ${SEARCH_MARK_END}, '…', 32) as snippet_marked
+      from top cross join search_documents d on d.doc_id = top.doc_id
+        cross join ${fts} on search_documents_fts.rowid = top.doc_id
+      where ${fts} match ${match}
+      order by top.score, top.doc_id`;
+  },
 };
 
 const postgresDialect: SqlDialect = {
@@ -240,10 +324,33 @@ const postgresDialect: SqlDialect = {
   skipLocked: (query) => query.forUpdate().skipLocked(),
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
-  isTimeout: (err) => (err as { code?: string })?.code === '57014',
+  isTimeout: (err) => ['57014', '55P03'].includes(String((err as { code?: string })?.code)),
+  boundLockWait: async (trx, ms) => {
+    await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.floor(ms))}ms`}, true)`.execute(trx);
+  },
   // NOTIFY inside a transaction is delivered at commit, never for a rollback.
   notify: async (db, channel) => {
     await sql`select pg_notify(${channel}, '')`.execute(db);
+  },
+  fullTextSearch: (q) => {
+    const options = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_END}, MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … "`;
+    // The tsquery written out where it is used (not a CTE): it folds to a constant at planning, so
+    // the planner sees the word's frequency in the tsv statistics and picks the GIN index for a rare
+    // word, the doc_id order with a per-row check for a common one (a CTE hid it: 150 ms for a word
+    // in every document, ranking all of them). Candidates: the SEARCH_CANDIDATES newest matches.
+    const query = sql`websearch_to_tsquery(${q.config}::regconfig, ${q.text})`;
+    return sql<FullTextHit>`with cand as (
+        select d.doc_id, d.tsv from search_documents d
+        where d.tsv @@ ${query} and d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}
+        order by d.doc_id desc limit ${SEARCH_CANDIDATES}),
+      top as (
+        select cand.doc_id, ts_rank_cd(cand.tsv, ${query}) as score from cand
+        order by score desc, cand.doc_id limit ${q.limit} offset ${q.offset})
+      select d.kind, d.source_id, d.path, d.title, d.update_time,
+        ts_headline(${q.config}::regconfig, d.title, ${query}, ${options + ', HighlightAll=true'}) as title_marked,
+        ts_headline(${q.config}::regconfig, d.body, ${query}, ${options}) as snippet_marked
+      from top join search_documents d on d.doc_id = top.doc_id
+      order by top.score desc, top.doc_id`;
   },
 };
 

@@ -100,6 +100,16 @@ export interface Operations {
   startWorker(opts?: { concurrency?: number; pollMs?: number }): { stop(opts?: { graceMs?: number }): Promise<void> };
   /** Deletes finished Operations past retention, and expired request_id keys. */
   purgeExpired(now: number): Promise<number>;
+  /**
+   * A durable queue of an area's own (the search index's pending sources) whose worker runs wherever
+   * Operations run: `startWorker` starts it too, `stop` halts it. Register from `Area.jobs`.
+   */
+  runAlongside(worker: CompanionWorker): void;
+}
+
+/** A worker started and stopped with the Operations worker (see `Operations.runAlongside`). */
+export interface CompanionWorker {
+  start(opts: { pollMs?: number }): { stop(): Promise<void> };
 }
 
 export function createOperations(deps: { database: Database; logger: FastifyBaseLogger; workerId?: string }): Operations {
@@ -109,6 +119,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
   const wakeup = new Wakeup();
   // Set by a worker's stop(): running handlers give their Operation back at their next checkpoint.
   let handingBack = false;
+  const companions: CompanionWorker[] = [];
 
   function nameOf(row: Record<string, any>): string {
     return row.website_id ? `websites/${row.website_id}/operations/${row.id}` : `accounts/${row.account_id}/operations/${row.id}`;
@@ -355,8 +366,12 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       return toResource(requested);
     },
     runOne,
+    runAlongside(worker) {
+      companions.push(worker);
+    },
     startWorker(opts = {}) {
       handingBack = false;
+      const running = companions.map((c) => c.start({ pollMs: opts.pollMs }));
       const loops = startWorkerLoops({
         concurrency: opts.concurrency ?? 2,
         pollMs: opts.pollMs ?? 500,
@@ -386,6 +401,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
             }
           }
           await loops.unsubscribe();
+          await Promise.all(running.map((r) => r.stop()));
         },
       };
     },

@@ -3,7 +3,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import * as z from 'zod';
 import { ApiError, MethodNotAllowed, NotFound, PermissionDenied } from '../../platform/errors.js';
-import type { SiteContext, SiteDeps } from '../contribution.js';
+import type { SiteContext, SiteDeps, SiteSearch } from '../contribution.js';
 import type { SiteContent } from './content.js';
 import { enabled } from './signals.js';
 
@@ -29,7 +29,7 @@ export function checkOrigin(request: FastifyRequest): void {
 }
 
 /** The read-only tools of a site's MCP server, answering what the read API answers (content.ts). */
-function mcpServerFor(ctx: SiteContext, content: SiteContent): McpServer {
+function mcpServerFor(ctx: SiteContext, content: SiteContent, search: SiteSearch | undefined): McpServer {
   const server = new McpServer(
     { name: `${ctx.website.code}-site`, title: ctx.website.displayName, version: '1.0.0' },
     { instructions: `Read-only access to the published pages, blog posts and navigation of ${ctx.origin}. Views (languages) are named by id; omit \`view\` for the default view.` },
@@ -97,6 +97,25 @@ function mcpServerFor(ctx: SiteContext, content: SiteContent): McpServer {
     },
     (args) => answer(async () => found(`menu ${args.identifier}`, await content.getNavigation(ctx, args))),
   );
+  if (search) {
+    server.registerTool(
+      'search',
+      {
+        title: 'Search the site',
+        description:
+          'Ranked full-text search over the published pages and blog posts of the site in a view, best first. `q` is plain words (all must match). ' +
+          'Each hit has title, url, path, kind, and `snippet_html` (escaped text with <mark> around the matched words).',
+        inputSchema: {
+          q: z.string().max(10_000).describe('The words to search for (1 to 200 characters).'),
+          view,
+          page_size: z.number().int().min(0).max(1000).optional().describe('Hits per page, 1 to 50 (0 or absent: 10).'),
+          page_token: z.string().max(4096).optional().describe('next_page_token of the previous call (same q and view).'),
+        },
+        annotations: readOnly,
+      },
+      (args) => answer(() => search.run(ctx, content.viewOf(ctx, args.view), args)),
+    );
+  }
   return server;
 }
 
@@ -120,7 +139,9 @@ export function registerMcp(site: FastifyInstance, deps: SiteDeps, content: Site
     config: { siteJson: true },
     handler: async (request, reply) => {
       const ctx = await guard(request);
-      const server = mcpServerFor(ctx, content);
+      // The `search` tool is offered only while the website serves search (`search.enabled`).
+      const search = deps.search && (await deps.search.enabled(ctx)) ? deps.search : undefined;
+      const server = mcpServerFor(ctx, content, search);
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);

@@ -133,6 +133,43 @@ const urlKeyParams: JsonSchema = {
   properties: { url_key: { type: 'string', minLength: 1, maxLength: 255, description: 'URL key; a key with `/` (`company/team`) may also be written unencoded.' } },
 };
 const tags = ['site content'];
+const SearchHit: JsonSchema = {
+  $id: 'SiteSearchHit',
+  type: 'object',
+  description: 'A page or post matching the search.',
+  required: ['kind', 'title', 'title_html', 'snippet_html', 'path', 'url', 'view_id', 'update_time'],
+  properties: {
+    kind: { type: 'string', enum: ['page', 'post'], description: 'What was found.' },
+    title: common.title,
+    title_html: text('The title, HTML-escaped, with `<mark>` around the matched words.', 8192),
+    snippet_html: text('An extract of the content around the matches, HTML-escaped, with `<mark>` around the matched words.', 8192),
+    path: text('Site path of the page or post (view prefix included).'),
+    url: common.url,
+    view_id: common.view_id,
+    update_time: common.update_time,
+  },
+};
+const SearchResults: JsonSchema = {
+  $id: 'SiteSearchResults',
+  type: 'object',
+  description: 'A page of search hits, best first.',
+  required: ['results'],
+  properties: {
+    results: { type: 'array', maxItems: 50, items: SearchHit, description: 'The hits.' },
+    next_page_token: text('Pass as `page_token` (with the same `q` and `view`) for the next hits; absent on the last page.', 4096),
+  },
+};
+const searchQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  required: ['q'],
+  properties: {
+    q: { type: 'string', maxLength: 200, description: 'The words to search for (1 to 200 characters; plain words, no query syntax).' },
+    view: viewQuery,
+    page_size: { type: 'integer', format: 'int64', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'Hits per page, 1 to 50; 0 or absent means 10; larger is clamped to 50.' },
+    page_token: text('From a previous `next_page_token` (bound to the same `q` and view).', 4096),
+  },
+};
 
 /**
  * The public read API of a rendered site (`/api/v1/…` on the site's own host): published pages,
@@ -292,6 +329,30 @@ export async function registerReadApi(site: FastifyInstance, deps: SiteDeps, con
         return menu;
       },
     });
+
+    if (deps.search) {
+      const search = deps.search;
+      api.get(`${READ_API_PREFIX}/search`, {
+        schema: routeSchema(api, {
+          operationId: 'SearchSite',
+          summary: 'Search published pages and posts',
+          description:
+            'Ranked full-text search over what the site shows in the view (published pages and live posts, in the view\'s language), best first: a title match ranks above a body match. ' +
+            '`q` is plain words (every word must match; quotes and operators are ordinary characters). `title_html` and `snippet_html` are HTML-escaped text with `<mark>` around the matched words. ' +
+            'NOT_FOUND while the site has search switched off.',
+          tags,
+          security: [],
+          querystring: searchQuery,
+          response: { 200: new Reply('A page of hits.', SearchResults), ...errorResponses({ notFound: true }) },
+        }),
+        handler: async (request) => {
+          const ctx = deps.siteOf(request);
+          if (!(await search.enabled(ctx))) throw new NotFound(`no route GET ${READ_API_PREFIX}/search`);
+          const query = request.query as { q?: string; view?: string; page_size?: number; page_token?: string };
+          return search.run(ctx, content.viewOf(ctx, query.view), query);
+        },
+      });
+    }
 
     // Anything else under the API answers in JSON too, never with the site's HTML pages.
     api.route({
