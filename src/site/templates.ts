@@ -47,7 +47,8 @@ export const CORE_TEMPLATES: Record<string, string> = {
 {% if chrome.favicon_url %}<link rel="icon" href="{{ chrome.favicon_url }}">{% endif %}
 <style>{{ chrome.css | raw }}
 ${BASE_CSS}</style>
-{% block head %}{% endblock %}
+{% for script in site.scripts %}<script src="{{ script.src }}" defer{% for d in script.data %} data-{{ d.name }}="{{ d.value }}"{% endfor %}></script>
+{% endfor %}{% block head %}{% endblock %}
 </head>
 <body>
 <a class="skip-link" href="#main">{{ site.skip_label }}</a>
