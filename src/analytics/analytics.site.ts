@@ -173,6 +173,7 @@ export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}
       site.route({
         method: ['GET', 'HEAD'],
         url: INSIGHTS_PATH,
+        logLevel: 'warn',
         handler: async (request, reply) => {
           reply.header('etag', scriptEtag).header('cache-control', 'public, max-age=31536000, immutable');
           if (request.headers['if-none-match'] === scriptEtag) return reply.code(304).send();
@@ -193,6 +194,8 @@ export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}
         });
         scope.post(EVENT_PATH, {
           config: { siteJson: true },
+          // Fastify's per-request info lines carry the client address: not for visitors' hits.
+          logLevel: 'warn',
           bodyLimit: MAX_EVENT_BODY_BYTES,
           // Every request counts, valid or not, and one over its address's budget is refused before its body is read.
           onRequest: async (request) => perAddress.hit(addressKey(request.ip)),
