@@ -24,6 +24,7 @@ export interface VisitorIds {
 export function createVisitorIds(db: Kysely<any>): VisitorIds {
   // One entry per day in use (today, and yesterday for a few in-flight requests): tiny.
   const salts = new Map<string, Promise<string>>();
+  let today = { start: 0, day: utcDay(0) };
 
   async function loadSalt(day: string, now: number): Promise<string> {
     await db
@@ -39,7 +40,9 @@ export function createVisitorIds(db: Kysely<any>): VisitorIds {
 
   return {
     saltOf(now) {
-      const day = utcDay(now);
+      // toISOString per hit shows in profiles: the day's string is reused until the day ends.
+      if (now < today.start || now >= today.start + 86_400_000) today = { start: now - (now % 86_400_000), day: utcDay(now) };
+      const day = today.day;
       let salt = salts.get(day);
       if (!salt) {
         salt = loadSalt(day, now);
