@@ -27,6 +27,8 @@ const ENABLED = 'analytics.enabled';
 const RESPECT_PRIVACY = 'analytics.respect_privacy_signals';
 /** Stored dimension values are cut to this length (a query string can be long; a report row need not be). */
 const MAX_DIMENSION_LENGTH = 255;
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTERS_ALL = /[\u0000-\u001f\u007f]/g;
 const UTM = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'] as const;
 
 /** Body of `POST /_site/event` (docs/architecture.md, "Analytics: collection"). */
@@ -104,13 +106,15 @@ export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}
       if (url.hostname.replace(/\.$/, '') !== ctx.host.hostname) throw InvalidArgument.field(`events[${i}].url`, 'names another host than the one the event was sent to (forged)');
       let path = url.pathname;
       try {
-        path = decodeURIComponent(path);
+        const decoded = decodeURIComponent(path);
+        // Control characters stay percent-encoded (PostgreSQL text refuses NUL: one such hit would fail a whole flush).
+        if (!CONTROL_CHARACTERS.test(decoded)) path = decoded;
       } catch {
         // Kept percent-encoded: a path that does not decode is still the page the visitor saw.
       }
       const first = path.split('/')[1] ?? '';
       const view = (first !== '' ? ctx.views.find((v) => !v.isDefault && v.urlPrefix === first) : undefined) ?? ctx.defaultView;
-      const utm = (key: (typeof UTM)[number]) => url.searchParams.get(key)?.slice(0, MAX_DIMENSION_LENGTH) || null;
+      const utm = (key: (typeof UTM)[number]) => url.searchParams.get(key)?.replace(CONTROL_CHARACTERS_ALL, '').slice(0, MAX_DIMENSION_LENGTH) || null;
       return {
         websiteId: ctx.website.id,
         time: now,

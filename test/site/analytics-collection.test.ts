@@ -184,6 +184,19 @@ describe('POST /_site/event', () => {
     expect(event.referrer_source).toBeNull();
   });
 
+  it('control characters in the path or UTM values (NUL included) are stored harmlessly and never fail the flush for other hits', async () => {
+    const path = uniquePath('/ctl');
+    const res = await sendRaw({ events: [{ name: 'pageview', url: `http://${host}${path}%00x%0A?utm_source=a%00b%07c` }] });
+    expect(res.statusCode).toBe(202);
+    const [event] = await eventually(async () => {
+      const rows = await db.selectFrom('analytics_events').selectAll().where('website_id', '=', alice.websiteId).where('path', 'like', `${path}%`).execute();
+      return rows.length ? rows : undefined;
+    }, 'the hit with control characters');
+    expect(event.path).toBe(`${path}%00x%0A`);
+    expect(event.utm_source).toBe('abc');
+    await settled();
+  });
+
   it('a referrer on the same site is no source', async () => {
     const path = uniquePath();
     expect((await pageview(path, { referrer: `http://${host}/elsewhere` })).statusCode).toBe(202);
