@@ -69,6 +69,13 @@ function startVisit(hit: Hit): Visit {
     events: 0,
     entry_page: hit.path,
     exit_page: hit.path,
+    ...dimensionsOf(hit),
+  };
+}
+
+/** The columns events and visits share, from a hit. */
+function dimensionsOf(hit: Hit) {
+  return {
     device: hit.device,
     browser: hit.browser,
     os: hit.os,
@@ -143,16 +150,7 @@ export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[
           path: hit.path,
           visitor_id: hit.visitorId,
           session_id: visit.id,
-          device: hit.device,
-          browser: hit.browser,
-          os: hit.os,
-          view_id: hit.viewId,
-          referrer_source: hit.referrerSource,
-          utm_source: hit.utmSource,
-          utm_medium: hit.utmMedium,
-          utm_campaign: hit.utmCampaign,
-          utm_term: hit.utmTerm,
-          utm_content: hit.utmContent,
+          ...dimensionsOf(hit),
         });
       }
       touched.push(...changed);
