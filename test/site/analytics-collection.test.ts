@@ -367,6 +367,8 @@ describe('POST /_site/event', () => {
     for (const [body, field] of cases) expectInvalid(await sendRaw(body), field);
     // text/plain (what sendBeacon sends) is parsed and checked the same way.
     expectInvalid(await sendRaw('{"events": 5}', { headers: { 'content-type': 'text/plain;charset=UTF-8' } }), 'events');
+    // Only JSON and text/plain bodies.
+    expectInvalid(await sendRaw('events=1', { headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 'content-type');
     // A body over the limit is refused whole.
     const oversize = JSON.stringify({ events: [{ name: 'pageview', url, referrer: `http://x.example/${'r'.repeat(MAX_EVENT_BODY_BYTES)}` }] });
     expectInvalid(await sendRaw(oversize), 'body');
