@@ -18,6 +18,8 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   connections: number;
   durationS: number;
+  /** autocannon's `requests`: a sequence each connection cycles (own method, headers, body, `setupRequest`). */
+  requests?: autocannon.Request[];
 }
 
 export interface LoadResult {
@@ -61,6 +63,7 @@ export function hammer(spec: LoadSpec): Promise<LoadResult> {
         timeout: Math.max(30, spec.durationS * 3),
         method: spec.method ?? 'GET',
         ...(spec.body !== undefined && { body: spec.body }),
+        ...(spec.requests !== undefined && { requests: spec.requests }),
         headers: {
           ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}),
           ...(spec.body !== undefined ? { 'content-type': 'application/json' } : {}),

@@ -199,7 +199,8 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
   const dataDir = join(tmp, 'data');
   mkdirSync(dataDir);
 
-  const env: Record<string, string> = { DATA_DIR: dataDir };
+  // The loopback client is a trusted proxy: the analytics-ingest suite plays many visitors through X-Forwarded-For.
+  const env: Record<string, string> = { DATA_DIR: dataDir, TRUST_PROXY: '127.0.0.1' };
   let dbUrl: string | undefined;
   if (dialect === 'postgres') {
     if (!pgServer) throw new Error('no PostgreSQL server');

@@ -1,4 +1,5 @@
 import type { Area } from '../platform/area.js';
+import { analyticsSite } from './analytics.site.js';
 
 /**
  * Analytics (issue 16): visitor collection on each site's own host, hourly roll-ups and `:query`
@@ -6,4 +7,5 @@ import type { Area } from '../platform/area.js';
  */
 export const analyticsArea: Area = {
   name: 'analytics',
+  site: (deps) => analyticsSite(deps),
 };

@@ -137,6 +137,11 @@ export interface SiteContribution {
   pages?: Array<{ pattern: string; handler: SitePageHandler }>;
   /** Everything published the area serves in one view, streamed (sitemap.xml, llms.txt, read API). */
   inventory?(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
+  /**
+   * First-party scripts the layout loads (`<script src defer data-…>`), chosen from the website's
+   * settings as the default view reads them (analytics' collection script when it is on).
+   */
+  scripts?(settings: ReadonlyMap<string, unknown>): SiteScript[];
   /** Routes at the site root outside the views (forms, `/mcp`, feeds that span views, …). */
   routes?(site: FastifyInstance, deps: SiteDeps): void | Promise<void>;
   /**
@@ -175,6 +180,12 @@ export interface SiteSearchHit {
   url: string;
   view_id: string;
   update_time: string;
+}
+
+/** A script of the layout: a site path, and `data-{name}` attributes the script reads. */
+export interface SiteScript {
+  src: string;
+  data?: Record<string, string>;
 }
 
 /** What site contributions are built from. */

@@ -153,6 +153,10 @@ export async function registerSiteSurface(
     search: contributions.find((c) => c.search)?.search,
   };
 
+  // First-party scripts of the contributions, from settings that are website-wide (not view-overridable).
+  const layoutScripts = (settings: SiteSettings) =>
+    contributions.flatMap((c) => c.scripts?.(settings) ?? []).map((s) => ({ src: s.src, data: Object.entries(s.data ?? {}).map(([name, value]) => ({ name, value })) }));
+
   const href = (view: SiteView, path: string) => (view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path);
 
   async function renderHtml(request: FastifyRequest, ctx: SiteContext, page: SiteHtmlPage, view: SiteView): Promise<string> {
@@ -174,6 +178,7 @@ export async function registerSiteSurface(
         search_path: siteDeps.search && settings.get('search.enabled') !== false ? href(view, '/search') : undefined,
         skip_label: 'Skip to content',
         views: ctx.views.map((v) => ({ id: v.id, locale: v.locale, display_name: v.displayName, home_path: href(v, '/') })),
+        scripts: layoutScripts(settings),
       },
       view: { id: view.id, locale: view.locale, display_name: view.displayName, url_prefix: view.urlPrefix },
       page: {

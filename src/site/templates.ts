@@ -3,8 +3,9 @@
  * output is HTML-escaped unless marked `| raw`; only sanitised stored HTML is ever marked raw.
  *
  * Variables every template sees: `site` (name, tagline, origin, locale, views with their home
- * links), `view`, `page` (the meta of the answer: title, description, canonical URL, robots,
- * alternates), `chrome` (theme, menus, footer; see chrome.ts), `visitor` (signed-in customer or nil).
+ * links, `scripts`: first-party scripts contributions name for the layout's head), `view`, `page`
+ * (the meta of the answer: title, description, canonical URL, robots, alternates), `chrome`
+ * (theme, menus, footer; see chrome.ts), `visitor` (signed-in customer or nil).
  */
 /**
  * The layout's own styles, built on the theme's variables (`chrome.css` sets them; the theme's
@@ -47,7 +48,8 @@ export const CORE_TEMPLATES: Record<string, string> = {
 {% if chrome.favicon_url %}<link rel="icon" href="{{ chrome.favicon_url }}">{% endif %}
 <style>{{ chrome.css | raw }}
 ${BASE_CSS}</style>
-{% block head %}{% endblock %}
+{% for script in site.scripts %}<script src="{{ script.src }}" defer{% for d in script.data %} data-{{ d.name }}="{{ d.value }}"{% endfor %}></script>
+{% endfor %}{% block head %}{% endblock %}
 </head>
 <body>
 <a class="skip-link" href="#main">{{ site.skip_label }}</a>

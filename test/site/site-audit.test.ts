@@ -18,6 +18,7 @@ const ROUTES = [
   '/blog/author/x', '/blog/no-post', '/sitemap.xml', '/robots.txt', '/llms.txt', '/llms-full.txt', '/.well-known/api-catalog', '/api/v1/views',
   '/api/v1/pages', '/api/v1/pages/home', '/api/v1/posts', '/api/v1/posts/x', '/api/v1/navigation/main', '/api/v1/openapi.json', '/mcp', '/account',
   '/account/sign-up', '/account/sign-in', '/account/sign-out', '/account/password', '/account/password-reset', '/account/password-reset/confirm',
+  '/_site/insights.js', '/_site/event',
 ];
 const GARBAGE_QUERIES = [
   '?page=1&page=2&view=a&view=b&page_size=1&page_size=2&page_token=x&page_token=y&token=a&token=b',

@@ -1,0 +1,177 @@
+import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../platform/db/database.js';
+import { newId } from '../platform/resource/ids.js';
+
+/** A visit goes on while its visitor's events are less than this apart (Plausible's 30 minutes). */
+export const VISIT_GAP_MS = 30 * 60_000;
+/** Rows per multi-row statement: 17 columns × 500 stays far under SQLite's and PostgreSQL's parameter limits. */
+const ROWS_PER_STATEMENT = 500;
+
+/** One accepted page view or named event, as the ingest queues it (nothing personal: no address, no user agent). */
+export interface Hit {
+  websiteId: string;
+  /** Epoch ms the server received it. */
+  time: number;
+  /** `pageview` or a custom event name. */
+  name: string;
+  path: string;
+  visitorId: string;
+  device: string;
+  browser: string;
+  os: string;
+  viewId: string | null;
+  referrerSource: string | null;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+}
+
+/** An `analytics_sessions` row as the flush keeps it. */
+interface Visit {
+  website_id: string;
+  id: string;
+  visitor_id: string;
+  start_time: number;
+  end_time: number;
+  pageviews: number;
+  events: number;
+  entry_page: string;
+  exit_page: string;
+  device: string;
+  browser: string;
+  os: string;
+  view_id: string | null;
+  referrer_source: string | null;
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+}
+
+const chunks = <T>(items: T[], size = ROWS_PER_STATEMENT): T[][] => {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+};
+
+/** The first event of a visit decides its source, view and device (docs/architecture.md, "Analytics: collection"). */
+function startVisit(hit: Hit): Visit {
+  return {
+    website_id: hit.websiteId,
+    id: newId(hit.time),
+    visitor_id: hit.visitorId,
+    start_time: hit.time,
+    end_time: hit.time,
+    pageviews: 0,
+    events: 0,
+    entry_page: hit.path,
+    exit_page: hit.path,
+    ...dimensionsOf(hit),
+  };
+}
+
+/** The columns events and visits share, from a hit. */
+function dimensionsOf(hit: Hit) {
+  return {
+    device: hit.device,
+    browser: hit.browser,
+    os: hit.os,
+    view_id: hit.viewId,
+    referrer_source: hit.referrerSource,
+    utm_source: hit.utmSource,
+    utm_medium: hit.utmMedium,
+    utm_campaign: hit.utmCampaign,
+    utm_term: hit.utmTerm,
+    utm_content: hit.utmContent,
+  };
+}
+
+/**
+ * Stores one batch of hits of any number of websites in ONE transaction: the events (multi-row
+ * inserts) and the visits they start or continue (one multi-row upsert of each touched visit's new
+ * state). Per website, a transaction-scoped lock (`dialect.lockKey`, taken in website-id order so
+ * two flushing processes never deadlock) serialises flushes of that website, and the open visits of
+ * the batch's visitors are read in one query, so two processes cannot split a visit.
+ * Statements per flush: per website 1 lock + ⌈visitors/500⌉ reads; then ⌈hits/500⌉ + ⌈visits/500⌉ writes.
+ */
+export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[]): Promise<void> {
+  if (hits.length === 0) return;
+  const byWebsite = new Map<string, Hit[]>();
+  for (const hit of hits) {
+    const list = byWebsite.get(hit.websiteId);
+    if (list) list.push(hit);
+    else byWebsite.set(hit.websiteId, [hit]);
+  }
+  await db.transaction().execute(async (trx) => {
+    const events: Record<string, unknown>[] = [];
+    const touched: Visit[] = [];
+    for (const websiteId of [...byWebsite.keys()].sort()) {
+      await dialect.lockKey(trx, `analytics-visits:${websiteId}`);
+      const batch = byWebsite.get(websiteId)!.sort((a, b) => a.time - b.time);
+      const open = new Map<string, Visit>();
+      const since = batch[0].time - VISIT_GAP_MS;
+      for (const visitors of chunks([...new Set(batch.map((h) => h.visitorId))])) {
+        // Index analytics_sessions_visitor (website_id, visitor_id, end_time); ascending, so each visitor's latest wins.
+        const rows = (await trx
+          .selectFrom('analytics_sessions')
+          .selectAll()
+          .where('website_id', '=', websiteId)
+          .where('visitor_id', 'in', visitors)
+          .where('end_time', '>=', since)
+          .orderBy('end_time')
+          .execute()) as Visit[];
+        for (const row of rows) open.set(row.visitor_id, { ...row, start_time: Number(row.start_time), end_time: Number(row.end_time), pageviews: Number(row.pageviews), events: Number(row.events) });
+      }
+      const changed = new Set<Visit>();
+      for (const hit of batch) {
+        let visit = open.get(hit.visitorId);
+        if (!visit || hit.time - visit.end_time >= VISIT_GAP_MS) {
+          visit = startVisit(hit);
+          open.set(hit.visitorId, visit);
+        }
+        visit.end_time = Math.max(visit.end_time, hit.time);
+        if (hit.name === 'pageview') {
+          // Entry page = the visit's first page view (a visit opened by a custom event takes its first page view's path).
+          if (visit.pageviews === 0) visit.entry_page = hit.path;
+          visit.pageviews += 1;
+          visit.exit_page = hit.path;
+        } else {
+          visit.events += 1;
+        }
+        changed.add(visit);
+        events.push({
+          website_id: websiteId,
+          id: newId(hit.time),
+          time: hit.time,
+          name: hit.name,
+          path: hit.path,
+          visitor_id: hit.visitorId,
+          session_id: visit.id,
+          ...dimensionsOf(hit),
+        });
+      }
+      touched.push(...changed);
+    }
+    for (const rows of chunks(events)) await trx.insertInto('analytics_events').values(rows).execute();
+    // New visits are inserted, continued ones take their new state: one statement for both, the
+    // same on SQLite and PostgreSQL. Each visit appears once (PostgreSQL refuses a row touched twice).
+    for (const rows of chunks(touched)) {
+      await trx
+        .insertInto('analytics_sessions')
+        .values(rows as never)
+        .onConflict((oc) =>
+          oc.columns(['website_id', 'id']).doUpdateSet((eb) => ({
+            end_time: eb.ref('excluded.end_time'),
+            pageviews: eb.ref('excluded.pageviews'),
+            events: eb.ref('excluded.events'),
+            entry_page: eb.ref('excluded.entry_page'),
+            exit_page: eb.ref('excluded.exit_page'),
+          })),
+        )
+        .execute();
+    }
+  });
+}
