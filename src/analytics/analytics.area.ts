@@ -1,4 +1,6 @@
 import type { Area } from '../platform/area.js';
+import { analyticsResource } from './analytics.resource.js';
+import { registerRollupJobs } from './rollups.js';
 
 /**
  * Analytics (issue 16): visitor collection on each site's own host, hourly roll-ups and `:query`
@@ -6,4 +8,6 @@ import type { Area } from '../platform/area.js';
  */
 export const analyticsArea: Area = {
   name: 'analytics',
+  resources: (deps) => [analyticsResource(deps.database)],
+  jobs: (operations, deps) => registerRollupJobs(operations, deps),
 };

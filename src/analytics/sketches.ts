@@ -1,0 +1,125 @@
+/**
+ * Mergeable visitor sets for hourly roll-ups (docs/decisions.md, "Analytics sketches").
+ *
+ * A visitor id is the hex of a SHA-256 prefix, so its first 64 bits are already a uniform hash: the
+ * set keeps those 64 bits, never the id. Two forms:
+ * - exact: the sorted distinct 64-bit hashes, while at most `EXACT_LIMIT` (512 × 8 bytes = the size
+ *   of the dense form), so a quiet hour stores a few bytes and unions of quiet hours stay exact;
+ * - dense: a HyperLogLog of 2^12 one-byte registers (Flajolet et al. 2007, with linear counting
+ *   below 2.5 m; a 64-bit hash needs no large-range correction): relative standard error
+ *   1.04 / √4096 ≈ 1.6 %. Union = register-wise maximum.
+ * Serialised as one byte of form, then 8 bytes per hash (exact) or 4 096 registers (dense).
+ */
+
+const PRECISION = 12;
+const REGISTERS = 1 << PRECISION;
+/** Largest exact set; one more visitor turns it dense (same number of bytes either way). */
+export const EXACT_LIMIT = REGISTERS / 8;
+/** Documented relative standard error of a count from a dense sketch. */
+export const SKETCH_RELATIVE_ERROR = Math.round((1.04 / Math.sqrt(REGISTERS)) * 10_000) / 10_000;
+const ALPHA = 0.7213 / (1 + 1.079 / REGISTERS);
+const EXACT = 1;
+const DENSE = 2;
+
+/** A set of visitors: exact (`hashes`) or estimated (`registers`). */
+export class VisitorSketch {
+  /** Exact form: 64-bit hashes as 16-hex-digit strings. */
+  private hashes: Set<string> | undefined = new Set();
+  private registers: Uint8Array | undefined;
+
+  /** `limit`: largest exact set kept (Infinity for an exact count of a bounded range). */
+  constructor(private readonly limit = EXACT_LIMIT) {}
+
+  /** Adds a visitor by its id (hex; its first 16 digits are the hash). */
+  addVisitorId(visitorId: string): void {
+    this.addHash(visitorId.slice(0, 16).padEnd(16, '0').toLowerCase());
+  }
+
+  get approximate(): boolean {
+    return this.registers !== undefined;
+  }
+
+  count(): number {
+    if (this.hashes) return this.hashes.size;
+    const registers = this.registers!;
+    let sum = 0;
+    let zeros = 0;
+    for (let i = 0; i < REGISTERS; i++) {
+      sum += 2 ** -registers[i];
+      if (registers[i] === 0) zeros++;
+    }
+    const raw = (ALPHA * REGISTERS * REGISTERS) / sum;
+    const estimate = raw <= 2.5 * REGISTERS && zeros > 0 ? REGISTERS * Math.log(REGISTERS / zeros) : raw;
+    return Math.round(estimate);
+  }
+
+  /** Adds every visitor of `other` (union). */
+  merge(other: VisitorSketch): void {
+    if (other.hashes) {
+      for (const hash of other.hashes) this.addHash(hash);
+      return;
+    }
+    this.densify();
+    const mine = this.registers!;
+    const theirs = other.registers!;
+    for (let i = 0; i < REGISTERS; i++) if (theirs[i] > mine[i]) mine[i] = theirs[i];
+  }
+
+  /** Adds the sketch stored as `bytes` (see `toBytes`) without building an intermediate object. */
+  mergeBytes(bytes: Uint8Array): void {
+    if (bytes[0] === EXACT) {
+      for (let offset = 1; offset + 8 <= bytes.length; offset += 8) this.addHash(Buffer.from(bytes.subarray(offset, offset + 8)).toString('hex'));
+      return;
+    }
+    if (bytes[0] !== DENSE || bytes.length !== REGISTERS + 1) throw new Error('not a visitor sketch');
+    this.densify();
+    const mine = this.registers!;
+    for (let i = 0; i < REGISTERS; i++) if (bytes[i + 1] > mine[i]) mine[i] = bytes[i + 1];
+  }
+
+  toBytes(): Uint8Array {
+    if (this.registers) {
+      const out = new Uint8Array(REGISTERS + 1);
+      out[0] = DENSE;
+      out.set(this.registers, 1);
+      return out;
+    }
+    const sorted = [...this.hashes!].sort();
+    const out = Buffer.alloc(1 + sorted.length * 8);
+    out[0] = EXACT;
+    sorted.forEach((hash, i) => out.write(hash, 1 + i * 8, 'hex'));
+    return new Uint8Array(out);
+  }
+
+  static fromBytes(bytes: Uint8Array, limit = EXACT_LIMIT): VisitorSketch {
+    const sketch = new VisitorSketch(limit);
+    sketch.mergeBytes(bytes);
+    return sketch;
+  }
+
+  private addHash(hash: string): void {
+    if (this.hashes) {
+      this.hashes.add(hash);
+      if (this.hashes.size > this.limit) this.densify();
+      return;
+    }
+    addToRegisters(this.registers!, hash);
+  }
+
+  private densify(): void {
+    if (this.registers) return;
+    this.registers = new Uint8Array(REGISTERS);
+    for (const hash of this.hashes!) addToRegisters(this.registers, hash);
+    this.hashes = undefined;
+  }
+}
+
+/** HyperLogLog update: the first 12 bits pick the register, the rank is 1 + the leading zeros of the other 52. */
+function addToRegisters(registers: Uint8Array, hash: string): void {
+  const high = parseInt(hash.slice(0, 8), 16);
+  const low = parseInt(hash.slice(8, 16), 16);
+  const index = high >>> (32 - PRECISION);
+  const rest = high & ((1 << (32 - PRECISION)) - 1);
+  const rank = rest !== 0 ? Math.clz32(rest) - PRECISION + 1 : low !== 0 ? 32 - PRECISION + Math.clz32(low) + 1 : 53;
+  if (rank > registers[index]) registers[index] = rank;
+}
