@@ -18,18 +18,18 @@ const rowsSchema = {
   items: {
     type: 'object',
     properties: {
-      start_time: { type: 'string', format: 'date-time', description: 'Local start of the bucket.' },
-      dimensions: { type: 'object', description: 'Dimension → value.', additionalProperties: { type: ['string', 'null'] } },
+      start_time: { type: 'string', format: 'date-time', maxLength: 32, description: 'Local start of the bucket.' },
+      dimensions: { type: 'object', description: 'Dimension → value.', additionalProperties: { type: ['string', 'null'], maxLength: 2000 } },
       metrics: metricsSchema,
     },
     required: ['metrics'],
   },
 };
 const periodProperties = {
-  start_date: { type: 'string', format: 'date', description: 'First local date of the range, inclusive.' },
-  end_date: { type: 'string', format: 'date', description: 'Last local date, inclusive.' },
-  start_time: { type: 'string', format: 'date-time', description: 'The local midnight starting start_date, as a UTC instant.' },
-  end_time: { type: 'string', format: 'date-time', description: 'The local midnight after end_date, as a UTC instant (exclusive).' },
+  start_date: { type: 'string', format: 'date', maxLength: 10, description: 'First local date of the range, inclusive.' },
+  end_date: { type: 'string', format: 'date', maxLength: 10, description: 'Last local date, inclusive.' },
+  start_time: { type: 'string', format: 'date-time', maxLength: 32, description: 'The local midnight starting start_date, as a UTC instant.' },
+  end_time: { type: 'string', format: 'date-time', maxLength: 32, description: 'The local midnight after end_date, as a UTC instant (exclusive).' },
   rows: rowsSchema,
   totals: { ...metricsSchema, description: 'The metrics over the whole range (every value, not only the rows answered).' },
 };
@@ -41,7 +41,7 @@ const QUERY_RESPONSE = {
   description: 'Metrics of a range in the website’s time zone.',
   properties: {
     ...periodProperties,
-    time_zone: { type: 'string', description: 'The website’s IANA time zone the range and buckets are in.' },
+    time_zone: { type: 'string', maxLength: 64, description: 'The website’s IANA time zone the range and buckets are in.' },
     interval: { type: 'string', enum: ['hour', 'day', 'week', 'month'], description: 'The time series interval, when asked.' },
     dimensions: { type: 'array', maxItems: 1, items: { type: 'string', enum: DIMENSIONS }, description: 'The breakdown dimension, when asked.' },
     metrics: { type: 'array', maxItems: METRICS.length, items: { type: 'string', enum: METRICS }, description: 'The metrics answered, as requested.' },
@@ -78,7 +78,7 @@ export function analyticsResource(database: Database): ResourceDecl {
     collectionPath: 'websites/{website_id}/analytics',
     itemPath: 'websites/{website_id}/analytics',
     fields: {
-      time_zone: { type: 'string', description: 'The website’s IANA time zone: `:query` ranges and buckets are local to it.', behavior: ['OUTPUT_ONLY'] },
+      time_zone: { type: 'string', maxLength: 64, description: 'The website’s IANA time zone: `:query` ranges and buckets are local to it.', behavior: ['OUTPUT_ONLY'] },
       raw_retention_days: { type: 'integer', description: 'Days raw events are kept (setting `analytics.raw_retention_days`); hourly roll-ups are kept beyond.', behavior: ['OUTPUT_ONLY'] },
       rolled_up_until: { type: 'timestamp', description: 'Hours before this instant are rolled up; absent before the first roll-up.', behavior: ['OUTPUT_ONLY'] },
       raw_events_since: { type: 'timestamp', description: 'Raw events before this instant may have been purged; absent while none were.', behavior: ['OUTPUT_ONLY'] },

@@ -58,8 +58,8 @@ export const QUERY_BODY_SCHEMA = {
   properties: {
     metrics: { type: 'array', minItems: 1, maxItems: METRICS.length, items: { type: 'string', enum: METRICS }, description: 'Metrics to answer, each once.' },
     date_range: { type: 'string', enum: DATE_RANGES, default: '30d', description: 'Range in the website’s time zone: today, yesterday, the last 7 or 30 days including today, this month, last month, the last 12 months including this one, or custom.' },
-    start_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First local date (`custom` only), inclusive.' },
-    end_date: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: `Last local date (\`custom\` only), inclusive; at most ${MAX_RANGE_DAYS} days after start_date.` },
+    start_date: { type: 'string', maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'First local date (`custom` only), inclusive.' },
+    end_date: { type: 'string', maxLength: 10, pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: `Last local date (\`custom\` only), inclusive; at most ${MAX_RANGE_DAYS} days after start_date.` },
     interval: { type: 'string', enum: INTERVALS, description: `Answer a time series with one row per local hour, day, ISO week (from Monday) or month; \`hour\` for ranges up to ${MAX_HOURLY_DAYS} days.` },
     dimensions: { type: 'array', minItems: 1, maxItems: 1, items: { type: 'string', enum: DIMENSIONS }, description: 'Break the answer down by one dimension (one row per value).' },
     filters: {
@@ -79,7 +79,7 @@ export const QUERY_BODY_SCHEMA = {
     },
     compare: { type: 'string', enum: COMPARES, description: 'Also answer the previous period of the same length (whole months for month ranges) or the same dates a year earlier.' },
     order_by: { type: 'string', maxLength: 100, description: 'Breakdowns: a requested metric or the dimension, then `asc` or `desc` (default: the first metric, descending).' },
-    limit: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: 100, description: `Breakdown rows, 1..${MAX_LIMIT}.` },
+    limit: { type: 'integer', format: 'int32', minimum: 1, maximum: MAX_LIMIT, default: 100, description: `Breakdown rows, 1..${MAX_LIMIT}.` },
   },
 } as const;
 
