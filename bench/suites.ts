@@ -16,6 +16,7 @@ import { blogSuite } from './blog.js';
 import { accessSuite } from './access.js';
 import { siteSuite } from './site.js';
 import { editorialSuite } from './editorial.js';
+import { analyticsQuerySuite } from './analytics-query.js';
 
 export interface MeasureOptions {
   auth?: boolean;
@@ -67,7 +68,7 @@ export interface BenchSuite {
 }
 
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, analyticsQuerySuite, accessSuite, siteSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

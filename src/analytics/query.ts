@@ -211,6 +211,17 @@ function addRow(cell: Cell, row: HourRow): void {
   else cell.sketch.mergeBytes(row.sketchBytes!);
 }
 
+function addCell(into: Cell, cell: Cell): void {
+  into.visits += cell.visits;
+  into.pageviews += cell.pageviews;
+  into.bounces += cell.bounces;
+  into.duration_sum += cell.duration_sum;
+  into.events += cell.events;
+  if (cell.rows === 1) into.hourVisitors = cell.hourVisitors;
+  into.rows += cell.rows;
+  into.sketch.merge(cell.sketch);
+}
+
 /** The metric values of a cell; `approximate` when its visitors came from a merged dense sketch. */
 function metricsOf(cell: Cell, metrics: readonly Metric[]): { values: Record<string, number>; approximate: boolean } {
   const values: Record<string, number> = {};
@@ -351,8 +362,8 @@ async function answerPeriod(deps: QueryDeps, websiteId: string, query: Analytics
       let cell = cells.get(row.value);
       if (!cell) cells.set(row.value, (cell = newCell(sketchLimit ?? 512)));
       addRow(cell, row);
-      addRow(totals, row);
     }
+    for (const cell of cells.values()) addCell(totals, cell);
     const [key, direction] = query.order_by!.split(' ');
     const ranked = [...cells.entries()].map(([value, cell]) => ({ value, ...metricsOf(cell, query.metrics) }));
     const sign = direction === 'desc' ? -1 : 1;
@@ -370,10 +381,10 @@ async function answerPeriod(deps: QueryDeps, websiteId: string, query: Analytics
     const cells = starts.map(() => newCell(sketchLimit ?? 512));
     for (const row of rows) {
       const index = bucketIndex(edges, row.hour);
-      if (index < 0) continue;
-      addRow(cells[index], row);
-      addRow(totals, row);
+      if (index >= 0) addRow(cells[index], row);
     }
+    // The totals are the union of the buckets (each row merged once, not twice).
+    for (const cell of cells) addCell(totals, cell);
     starts.forEach((start, i) => {
       const m = metricsOf(cells[i], query.metrics);
       approximate ||= m.approximate;

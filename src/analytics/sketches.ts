@@ -68,7 +68,12 @@ export class VisitorSketch {
   /** Adds the sketch stored as `bytes` (see `toBytes`) without building an intermediate object. */
   mergeBytes(bytes: Uint8Array): void {
     if (bytes[0] === EXACT) {
-      for (let offset = 1; offset + 8 <= bytes.length; offset += 8) this.addHash(Buffer.from(bytes.subarray(offset, offset + 8)).toString('hex'));
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (let offset = 1; offset + 8 <= bytes.length; offset += 8) {
+        // Once dense, hashes go straight into the registers (the hot path of long ranges).
+        if (this.registers) addWords(this.registers, view.getUint32(offset), view.getUint32(offset + 4));
+        else this.addHash(Buffer.from(bytes.subarray(offset, offset + 8)).toString('hex'));
+      }
       return;
     }
     if (bytes[0] !== DENSE || bytes.length !== REGISTERS + 1) throw new Error('not a visitor sketch');
@@ -116,8 +121,10 @@ export class VisitorSketch {
 
 /** HyperLogLog update: the first 12 bits pick the register, the rank is 1 + the leading zeros of the other 52. */
 function addToRegisters(registers: Uint8Array, hash: string): void {
-  const high = parseInt(hash.slice(0, 8), 16);
-  const low = parseInt(hash.slice(8, 16), 16);
+  addWords(registers, parseInt(hash.slice(0, 8), 16), parseInt(hash.slice(8, 16), 16));
+}
+
+function addWords(registers: Uint8Array, high: number, low: number): void {
   const index = high >>> (32 - PRECISION);
   const rest = high & ((1 << (32 - PRECISION)) - 1);
   const rank = rest !== 0 ? Math.clz32(rest) - PRECISION + 1 : low !== 0 ? 32 - PRECISION + Math.clz32(low) + 1 : 53;
