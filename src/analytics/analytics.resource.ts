@@ -121,7 +121,8 @@ export function analyticsResource(database: Database): ResourceDecl {
         body: QUERY_BODY_SCHEMA as unknown as Record<string, unknown>,
         response: QUERY_RESPONSE,
         async handle(ctx, call) {
-          return runQuery({ db, dialect }, call.params.website_id, call.body, ctx.now);
+          // Reads only: SQLite's reader threads (PostgreSQL's read pool), so a long range never blocks the event loop.
+          return runQuery({ db: database.read, dialect }, call.params.website_id, call.body, ctx.now);
         },
       },
     ],

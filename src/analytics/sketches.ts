@@ -8,7 +8,7 @@
  * - dense: a HyperLogLog of 2^12 one-byte registers (Flajolet et al. 2007, with linear counting
  *   below 2.5 m; a 64-bit hash needs no large-range correction): relative standard error
  *   1.04 / √4096 ≈ 1.6 %. Union = register-wise maximum.
- * Serialised as one byte of form, then 8 bytes per hash (exact) or 4 096 registers (dense).
+ * Serialised as one byte of form, then 8 bytes per hash (exact; the top 53 bits kept) or 4 096 registers (dense).
  */
 
 const PRECISION = 12;
@@ -21,10 +21,13 @@ const ALPHA = 0.7213 / (1 + 1.079 / REGISTERS);
 const EXACT = 1;
 const DENSE = 2;
 
+/** 2^21: a hash is kept as its top 53 bits, `high · 2^21 + (low >>> 11)`, exact in a double. */
+const LOW_SHIFT = 2 ** 21;
+
 /** A set of visitors: exact (`hashes`) or estimated (`registers`). */
 export class VisitorSketch {
-  /** Exact form: 64-bit hashes as 16-hex-digit strings. */
-  private hashes: Set<string> | undefined = new Set();
+  /** Exact form: the top 53 bits of each visitor's 64-bit hash. */
+  private hashes: Set<number> | undefined = new Set();
   private registers: Uint8Array | undefined;
 
   /** `limit`: largest exact set kept (Infinity for an exact count of a bounded range). */
@@ -32,7 +35,8 @@ export class VisitorSketch {
 
   /** Adds a visitor by its id (hex; its first 16 digits are the hash). */
   addVisitorId(visitorId: string): void {
-    this.addHash(visitorId.slice(0, 16).padEnd(16, '0').toLowerCase());
+    const hex = visitorId.slice(0, 16).padEnd(16, '0');
+    this.addWords(parseInt(hex.slice(0, 8), 16) >>> 0, parseInt(hex.slice(8, 16), 16) >>> 0);
   }
 
   get approximate(): boolean {
@@ -56,7 +60,7 @@ export class VisitorSketch {
   /** Adds every visitor of `other` (union). */
   merge(other: VisitorSketch): void {
     if (other.hashes) {
-      for (const hash of other.hashes) this.addHash(hash);
+      for (const hash of other.hashes) this.addWords(Math.floor(hash / LOW_SHIFT), ((hash % LOW_SHIFT) * 2048) >>> 0);
       return;
     }
     this.densify();
@@ -69,11 +73,7 @@ export class VisitorSketch {
   mergeBytes(bytes: Uint8Array): void {
     if (bytes[0] === EXACT) {
       const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-      for (let offset = 1; offset + 8 <= bytes.length; offset += 8) {
-        // Once dense, hashes go straight into the registers (the hot path of long ranges).
-        if (this.registers) addWords(this.registers, view.getUint32(offset), view.getUint32(offset + 4));
-        else this.addHash(Buffer.from(bytes.subarray(offset, offset + 8)).toString('hex'));
-      }
+      for (let offset = 1; offset + 8 <= bytes.length; offset += 8) this.addWords(view.getUint32(offset), view.getUint32(offset + 4));
       return;
     }
     if (bytes[0] !== DENSE || bytes.length !== REGISTERS + 1) throw new Error('not a visitor sketch');
@@ -89,11 +89,15 @@ export class VisitorSketch {
       out.set(this.registers, 1);
       return out;
     }
-    const sorted = [...this.hashes!].sort();
-    const out = Buffer.alloc(1 + sorted.length * 8);
+    const sorted = Float64Array.from(this.hashes!).sort();
+    const out = new Uint8Array(1 + sorted.length * 8);
+    const view = new DataView(out.buffer);
     out[0] = EXACT;
-    sorted.forEach((hash, i) => out.write(hash, 1 + i * 8, 'hex'));
-    return new Uint8Array(out);
+    sorted.forEach((hash, i) => {
+      view.setUint32(1 + i * 8, Math.floor(hash / LOW_SHIFT));
+      view.setUint32(5 + i * 8, ((hash % LOW_SHIFT) * 2048) >>> 0);
+    });
+    return out;
   }
 
   static fromBytes(bytes: Uint8Array, limit = EXACT_LIMIT): VisitorSketch {
@@ -102,31 +106,27 @@ export class VisitorSketch {
     return sketch;
   }
 
-  private addHash(hash: string): void {
-    if (this.hashes) {
-      this.hashes.add(hash);
-      if (this.hashes.size > this.limit) this.densify();
+  private addWords(high: number, low: number): void {
+    if (this.registers) {
+      addToRegisters(this.registers, high, low);
       return;
     }
-    addToRegisters(this.registers!, hash);
+    this.hashes!.add(high * LOW_SHIFT + (low >>> 11));
+    if (this.hashes!.size > this.limit) this.densify();
   }
 
   private densify(): void {
     if (this.registers) return;
     this.registers = new Uint8Array(REGISTERS);
-    for (const hash of this.hashes!) addToRegisters(this.registers, hash);
+    for (const hash of this.hashes!) addToRegisters(this.registers, Math.floor(hash / LOW_SHIFT), ((hash % LOW_SHIFT) * 2048) >>> 0);
     this.hashes = undefined;
   }
 }
 
-/** HyperLogLog update: the first 12 bits pick the register, the rank is 1 + the leading zeros of the other 52. */
-function addToRegisters(registers: Uint8Array, hash: string): void {
-  addWords(registers, parseInt(hash.slice(0, 8), 16), parseInt(hash.slice(8, 16), 16));
-}
-
-function addWords(registers: Uint8Array, high: number, low: number): void {
+/** HyperLogLog update: the first 12 bits pick the register, the rank is 1 + the leading zeros of the next 41 (kept) bits. */
+function addToRegisters(registers: Uint8Array, high: number, low: number): void {
   const index = high >>> (32 - PRECISION);
   const rest = high & ((1 << (32 - PRECISION)) - 1);
-  const rank = rest !== 0 ? Math.clz32(rest) - PRECISION + 1 : low !== 0 ? 32 - PRECISION + Math.clz32(low) + 1 : 53;
+  const rank = rest !== 0 ? Math.clz32(rest) - PRECISION + 1 : low !== 0 ? 32 - PRECISION + Math.clz32(low) + 1 : 42;
   if (rank > registers[index]) registers[index] = rank;
 }
