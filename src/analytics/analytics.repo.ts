@@ -184,6 +184,77 @@ export async function rawHourRows(
   return [...rows.values()].sort((a, b) => a.hour - b.hour || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
 }
 
+/**
+ * `rawHourRows` of every visit dimension at once, for the roll-up: one events ⋈ visits statement and
+ * one visits statement grouped by all visit columns, split per dimension here. Same rows as
+ * `rawHourRows(…, dimension)` for each (the roll-up test compares them through `:query`), at a
+ * twelfth of the statements.
+ */
+export async function rawHourRowsOfVisitDimensions(db: Kysely<any>, websiteId: string, range: { from: number; to: number }): Promise<Map<VisitDimension, HourRow[]>> {
+  const dims = Object.keys(VISIT_DIMENSION_COLUMNS) as VisitDimension[];
+  const columns = dims.map((d) => sql<string>`coalesce(${sql.ref(`s.${VISIT_DIMENSION_COLUMNS[d]}`)}, '')`.as(d));
+  const groupBy = dims.map((_, i) => sql.raw(String(i + 2)));
+  const eventRows = (await db
+    .selectFrom('analytics_events as e')
+    .innerJoin('analytics_sessions as s', (j) => j.onRef('s.website_id', '=', 'e.website_id').onRef('s.id', '=', 'e.session_id'))
+    .select([
+      hourOf('e.time').as('hour'),
+      ...columns,
+      'e.visitor_id',
+      sql<number>`sum(case when e.name = 'pageview' then 1 else 0 end)`.as('pageviews'),
+      sql<number>`sum(case when e.name <> 'pageview' then 1 else 0 end)`.as('events'),
+    ])
+    .where('e.website_id', '=', websiteId)
+    .where('e.time', '>=', range.from)
+    .where('e.time', '<', range.to)
+    .groupBy([sql`1`, ...groupBy, 'e.visitor_id'])
+    .execute()) as Array<Record<string, any>>;
+  const visitRows = (await db
+    .selectFrom('analytics_sessions as s')
+    .select([
+      hourOf('s.start_time').as('hour'),
+      ...columns,
+      sql<number>`count(*)`.as('visits'),
+      sql<number>`sum(case when s.pageviews = 1 and s.events = 0 then 1 else 0 end)`.as('bounces'),
+      sql<number>`sum(s.end_time - s.start_time)`.as('duration_sum'),
+    ])
+    .where('s.website_id', '=', websiteId)
+    .where('s.start_time', '>=', range.from)
+    .where('s.start_time', '<', range.to)
+    .groupBy([sql`1`, ...groupBy])
+    .execute()) as Array<Record<string, any>>;
+
+  const result = new Map<VisitDimension, HourRow[]>();
+  for (const dim of dims) {
+    const rows = new Map<string, HourRow & { ids: Set<string> }>();
+    const rowOf = (hour: number, value: string) => {
+      const key = `${hour}\u0000${value}`;
+      let row = rows.get(key);
+      if (!row) rows.set(key, (row = { hour, value, visitors: 0, visits: 0, pageviews: 0, bounces: 0, duration_sum: 0, events: 0, sketch: new VisitorSketch(), ids: new Set() }));
+      return row;
+    };
+    for (const r of eventRows) {
+      const row = rowOf(Number(r.hour), String(r[dim]));
+      row.pageviews += Number(r.pageviews);
+      row.events += Number(r.events);
+      // One visitor may have visits of other values in the hour: counted once per value.
+      if (!row.ids.has(r.visitor_id)) {
+        row.ids.add(r.visitor_id);
+        row.visitors += 1;
+        row.sketch!.addVisitorId(r.visitor_id);
+      }
+    }
+    for (const r of visitRows) {
+      const row = rowOf(Number(r.hour), String(r[dim]));
+      row.visits += Number(r.visits);
+      row.bounces += Number(r.bounces);
+      row.duration_sum += Number(r.duration_sum);
+    }
+    result.set(dim, [...rows.values()].map(({ ids: _ids, ...row }) => row));
+  }
+  return result;
+}
+
 /** Stored roll-up rows of one dimension in [from, to), optionally only some values. */
 export async function rollupRows(db: Kysely<any>, websiteId: string, dimension: Dimension | '', range: { from: number; to: number }, values?: readonly string[]): Promise<HourRow[]> {
   let query = db

@@ -3,13 +3,13 @@ import type { AreaDeps } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import {
-  DIMENSIONS,
   firstEventTime,
   hasRawRows,
   HOUR_MS,
   loadRollupState,
   purgeRawBatch,
   rawHourRows,
+  rawHourRowsOfVisitDimensions,
   rawRetentionDays,
   replaceRollups,
   type HourRow,
@@ -65,8 +65,11 @@ async function enqueueTick(trx: Kysely<any>, operations: Operations, websiteId: 
 export async function rollUpHours(db: Kysely<any>, dialect: SqlDialect, websiteId: string, range: { from: number; to: number }, now: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const rows: Array<{ dimension: string; row: HourRow }> = [];
-    for (const dimension of ['', ...DIMENSIONS] as const) {
+    for (const dimension of ['', 'page', 'event_name'] as const) {
       for (const row of await rawHourRows(trx, dialect, websiteId, range, dimension)) rows.push({ dimension, row });
+    }
+    for (const [dimension, dimensionRows] of await rawHourRowsOfVisitDimensions(trx, websiteId, range)) {
+      for (const row of dimensionRows) rows.push({ dimension, row });
     }
     await replaceRollups(trx, websiteId, range, rows, now);
     return rows.length;
@@ -116,6 +119,10 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
       const retentionDays = await rawRetentionDays(db, dialect, websiteId);
       // Only what is rolled up may go: raw rows of open hours are all `:query` has of them.
       const purgeBefore = Math.min(now - retentionDays * DAY_MS, until ?? Number.MIN_SAFE_INTEGER);
+      // Said before any row goes: from then on `:query` reads roll-ups for these hours, never half-purged raw rows.
+      if ((state.purgedBefore ?? Number.MIN_SAFE_INTEGER) < purgeBefore) {
+        await db.updateTable('analytics_rollup_state').set({ purged_before: purgeBefore, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
+      }
       let purged = 0;
       for (let round = 0; round < 20; round++) {
         await op.checkpoint();
@@ -123,9 +130,6 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
         purged += deleted;
         if (deleted === 0) break;
         if (round === 19) busy = true;
-      }
-      if (purged > 0 || (state.purgedBefore ?? Number.MIN_SAFE_INTEGER) < purgeBefore) {
-        await db.updateTable('analytics_rollup_state').set({ purged_before: purgeBefore, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
       }
 
       // The next tick: at once while work is left, when the next hour closes while raw rows remain, else none.
