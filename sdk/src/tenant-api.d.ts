@@ -8614,7 +8614,7 @@ export interface components {
          * @description Metrics of a range in the website’s time zone.
          */
         QueryAnalyticsResponse: {
-            /** @description True when a visitors count answered came from merged HyperLogLog sketches (relative standard error `sketch_relative_error`): ranges whose raw events were purged or that hold more than 200000 events. Every other count is exact. */
+            /** @description True when a visitors count answered came from merged HyperLogLog sketches (relative standard error `sketch_relative_error`): ranges whose raw events were purged or that hold more than 20000 events. Every other count is exact. */
             approximate: boolean;
             /** @description Which metrics are approximate (empty when `approximate` is false). */
             approximate_metrics: "visitors"[];

@@ -33,7 +33,7 @@ export const MAX_HOURLY_DAYS = 31;
  * Up to this many raw events in a retained range, visitors are counted exactly from raw rows;
  * above it (or where raw rows were purged) hourly sketches are merged (`approximate`).
  */
-export const EXACT_VISITORS_MAX_EVENTS = 200_000;
+export const EXACT_VISITORS_MAX_EVENTS = 20_000;
 const MAX_LIMIT = 1000;
 const MAX_FILTERS = 10;
 const MAX_FILTER_VALUES = 20;

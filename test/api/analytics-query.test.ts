@@ -58,7 +58,7 @@ afterAll(() => t?.close());
 describe('analytics resource', () => {
   it('answers the website time zone, retention and the exactness bounds', async () => {
     const res = expectStatus(await t.request('GET', `${API}/websites/${alice.websiteId}/analytics`, { token: alice.token }), 200);
-    expect(res).toMatchObject({ name: `websites/${alice.websiteId}/analytics`, time_zone: 'Europe/Berlin', raw_retention_days: 30, exact_visitors_max_events: 200000, sketch_relative_error: 0.0163 });
+    expect(res).toMatchObject({ name: `websites/${alice.websiteId}/analytics`, time_zone: 'Europe/Berlin', raw_retention_days: 30, exact_visitors_max_events: 20000, sketch_relative_error: 0.0163 });
     expect(res.rolled_up_until).toBeUndefined();
     await expectShape(t, 'GetAnalytics', 200, res);
   });
