@@ -115,7 +115,11 @@ export class VisitorSketch {
     if (this.hashes!.size > this.limit) this.densify();
   }
 
-  private densify(): void {
+  /**
+   * Switches to the dense form now: a union that will certainly exceed the exact limit (its parts'
+   * exact counts sum past it) skips building the exact set first.
+   */
+  densify(): void {
     if (this.registers) return;
     this.registers = new Uint8Array(REGISTERS);
     for (const hash of this.hashes!) addToRegisters(this.registers, Math.floor(hash / LOW_SHIFT), ((hash % LOW_SHIFT) * 2048) >>> 0);
