@@ -121,8 +121,9 @@ export function analyticsResource(database: Database): ResourceDecl {
         body: QUERY_BODY_SCHEMA as unknown as Record<string, unknown>,
         response: QUERY_RESPONSE,
         async handle(ctx, call) {
-          // Reads only: SQLite's reader threads (PostgreSQL's read pool), so a long range never blocks the event loop.
-          return runQuery({ db: database.read, dialect }, call.params.website_id, call.body, ctx.now);
+          // The main connection, not `read`: SQLite's reader threads copy every row's sketch bytes across
+          // threads, measured 130–550 ms for a 12-month series against 45–85 ms here (docs/decisions.md).
+          return runQuery({ db, dialect }, call.params.website_id, call.body, ctx.now);
         },
       },
     ],
