@@ -311,6 +311,36 @@ describe('roll-ups, retention and approximate counts', () => {
   });
 });
 
+describe('roll-up chain', () => {
+  it('keeps one live tick per website however often the ingest arms it, and re-running hours replaces their rows', async () => {
+    const erin = await t.signUp();
+    // Raw rows kept two years, so the second roll-up below reads the same raw rows again.
+    expectStatus(await t.request('PATCH', `${API}/websites/${erin.websiteId}/settings/analytics.raw_retention_days`, { token: erin.token, body: { value: 731 } }), 200);
+    const visits: SeedVisit[] = [{ visitor: 'Z', hits: [{ at: '2026-06-01T10:00:00Z', path: '/z' }] }];
+    await seedVisits(t, erin.websiteId, erin.accountId, visits, { arm: true });
+    await seedVisits(t, erin.websiteId, erin.accountId, [], { arm: true });
+    await seedVisits(t, erin.websiteId, erin.accountId, [], { arm: true });
+    const { db } = t.platform.deps.database;
+    const ticks = await db.selectFrom('operations').select(['id', 'state']).where('website_id', '=', erin.websiteId).where('type', '=', 'analytics.rollup_tick').execute();
+    expect(ticks.filter((op) => op.state !== 'DONE').length).toBeLessThanOrEqual(1);
+    await eventually(async () => (await db.selectFrom('analytics_rollups').select('hour').where('website_id', '=', erin.websiteId).execute()).length > 0, 'the roll-up');
+    const rowsOf = async () => db.selectFrom('analytics_rollups').select(['dimension', 'hour', 'value', 'visits', 'pageviews']).where('website_id', '=', erin.websiteId).orderBy('dimension').orderBy('value').execute();
+    const first = await rowsOf();
+    // Totals, page, event_name and the twelve visit dimensions of the one hour.
+    expect(first).toHaveLength(15);
+    expect(first.every((r) => Number(r.hour) === Date.parse('2026-06-01T10:00:00Z') && Number(r.pageviews) === 1)).toBe(true);
+    // A later tick that rolls the same hours again (after a kill before its state moved) writes the same rows, not more.
+    await db.updateTable('analytics_rollup_state').set({ rolled_up_until: Date.parse('2026-06-01T00:00:00Z'), tick_id: null }).where('website_id', '=', erin.websiteId).execute();
+    await seedVisits(t, erin.websiteId, erin.accountId, [], { arm: true });
+    await eventually(async () => {
+      const state = await db.selectFrom('analytics_rollup_state').select('rolled_up_until').where('website_id', '=', erin.websiteId).executeTakeFirst();
+      return Number(state?.rolled_up_until) > Date.parse('2026-06-02T00:00:00Z');
+    }, 'the second roll-up');
+    expect(await rowsOf()).toEqual(first);
+    expect(await db.selectFrom('analytics_events').select('path').where('website_id', '=', erin.websiteId).execute()).toEqual([{ path: '/z' }]);
+  });
+});
+
 describe('empty website', () => {
   it('answers zeros and every bucket', async () => {
     const res = await ask({ metrics: ['visitors', 'visits', 'pageviews'], interval: 'day', date_range: '7d' }, carol);
