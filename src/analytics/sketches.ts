@@ -1,9 +1,9 @@
 /**
  * Mergeable visitor sets for hourly roll-ups (docs/decisions.md, "Analytics sketches").
  *
- * A visitor id is the hex of a SHA-256 prefix, so its first 64 bits are already a uniform hash: the
- * set keeps those 64 bits, never the id. Two forms:
- * - exact: the sorted distinct 64-bit hashes, while at most `EXACT_LIMIT` (512 × 8 bytes = the size
+ * A visitor id is the hex of a SHA-256 prefix, so its first bits are already a uniform hash: the
+ * set keeps the first 53 (exact in a double; collisions negligible), never the id. Two forms:
+ * - exact: the sorted distinct hashes, while at most `EXACT_LIMIT` (512 × 8 bytes = the size
  *   of the dense form), so a quiet hour stores a few bytes and unions of quiet hours stay exact;
  * - dense: a HyperLogLog of 2^12 one-byte registers (Flajolet et al. 2007, with linear counting
  *   below 2.5 m; a 64-bit hash needs no large-range correction): relative standard error
