@@ -1,5 +1,5 @@
 /**
- * Mergeable visitor sets for hourly roll-ups (docs/decisions.md, "Analytics sketches").
+ * Mergeable visitor sets for hourly roll-ups (docs/decisions.md, "Analytics query and roll-ups").
  *
  * A visitor id is the hex of a SHA-256 prefix, so its first bits are already a uniform hash: the
  * set keeps the first 53 (exact in a double; collisions negligible), never the id. Two forms:
