@@ -1384,6 +1384,48 @@ export interface paths {
         patch: operations["UpdateWebsite"];
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Analytics
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.analytics`.
+         */
+        get: operations["GetAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/analytics:query": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query visitor metrics
+         * @description Answers metrics of a date range in the website’s time zone (local midnights; a 23- or 25-hour DST day is one day), as totals, a time series (`interval`) or a breakdown by one dimension (`dimensions`), narrowed by `filters` (AND-ed) and optionally compared with another period. Hours rolled up are read from hourly roll-ups, recent hours from raw events. `approximate` says whether a visitors count came from merged sketches. Unknown or inconsistent fields are INVALID_ARGUMENT naming the field; FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when filters and a breakdown over different dimensions reach before the raw events kept. Reads only.
+         *
+         *     Requires READ on section `website.analytics`.
+         */
+        post: operations["QueryAnalytics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/websites/{website_id}/blog_authors": {
         parameters: {
             query?: never;
@@ -5019,6 +5061,61 @@ export interface components {
              * @description When last changed (RFC 3339, UTC).
              */
             readonly update_time: string;
+        };
+        /**
+         * @description The website’s visitor analytics (read-only): the time zone its ranges are read in, how long raw events are kept and how far hourly roll-ups reach. Metrics are read with `:query`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "etag": "3-mjx8q2k0",
+         *       "exact_visitors_max_events": 1,
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/analytics",
+         *       "raw_events_since": "2026-01-15T09:30:00.000Z",
+         *       "raw_retention_days": 1,
+         *       "rolled_up_until": "2026-01-15T09:30:00.000Z",
+         *       "sketch_relative_error": 1,
+         *       "time_zone": "Time zone",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Analytics: {
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /**
+             * Format: int64
+             * @description Up to this many events in a range with raw events kept, visitors are counted exactly.
+             */
+            readonly exact_visitors_max_events?: number;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description Raw events before this instant may have been purged; absent while none were.
+             */
+            readonly raw_events_since?: string;
+            /**
+             * Format: int64
+             * @description Days raw events are kept (setting `analytics.raw_retention_days`); hourly roll-ups are kept beyond.
+             */
+            readonly raw_retention_days?: number;
+            /**
+             * Format: date-time
+             * @description Hours before this instant are rolled up; absent before the first roll-up.
+             */
+            readonly rolled_up_until?: string;
+            /** @description Relative standard error of approximate visitor counts. */
+            readonly sketch_relative_error?: number;
+            /** @description The website’s IANA time zone: `:query` ranges and buckets are local to it. */
+            readonly time_zone?: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
         };
         AuthenticateRequest: {
             /** @description Sign-in address. */
@@ -8963,6 +9060,218 @@ export interface components {
             display_name?: string | null;
             /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
             etag?: string;
+        };
+        QueryAnalyticsRequest: {
+            /**
+             * @description Also answer the previous period of the same length (whole months for month ranges) or the same dates a year earlier.
+             * @enum {string}
+             */
+            compare?: "previous_period" | "year_over_year";
+            /**
+             * @description Range in the website’s time zone: today, yesterday, the last 7 or 30 days including today, this month, last month, the last 12 months including this one, or custom.
+             * @default 30d
+             * @enum {string}
+             */
+            date_range: "today" | "yesterday" | "7d" | "30d" | "month" | "last_month" | "12mo" | "custom";
+            /** @description Break the answer down by one dimension (one row per value). */
+            dimensions?: ("page" | "event_name" | "entry_page" | "exit_page" | "source" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "device" | "browser" | "os" | "view")[];
+            /** @description Last local date (`custom` only), inclusive; at most 731 days after start_date. */
+            end_date?: string;
+            /** @description Conditions, all of which must hold. */
+            filters?: {
+                /**
+                 * @description Dimension compared.
+                 * @enum {string}
+                 */
+                dimension: "page" | "event_name" | "entry_page" | "exit_page" | "source" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "device" | "browser" | "os" | "view";
+                /**
+                 * @description IS: equals one of the values; IS_NOT: equals none (a missing value matches); CONTAINS: contains one of them, ignoring case.
+                 * @enum {string}
+                 */
+                operator: "IS" | "IS_NOT" | "CONTAINS";
+                /** @description Values compared. */
+                values: string[];
+            }[];
+            /**
+             * @description Answer a time series with one row per local hour, day, ISO week (from Monday) or month; `hour` for ranges up to 31 days.
+             * @enum {string}
+             */
+            interval?: "hour" | "day" | "week" | "month";
+            /**
+             * Format: int32
+             * @description Breakdown rows, 1..1000.
+             * @default 100
+             */
+            limit: number;
+            /** @description Metrics to answer, each once. */
+            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events")[];
+            /** @description Breakdowns: a requested metric or the dimension, then `asc` or `desc` (default: the first metric, descending). */
+            order_by?: string;
+            /** @description First local date (`custom` only), inclusive. */
+            start_date?: string;
+        };
+        /**
+         * QueryAnalyticsResponse
+         * @description Metrics of a range in the website’s time zone.
+         */
+        QueryAnalyticsResponse: {
+            /** @description True when a visitors count answered came from merged HyperLogLog sketches (relative standard error `sketch_relative_error`): ranges whose raw events were purged or that hold more than 20000 events. Every other count is exact. */
+            approximate: boolean;
+            /** @description Which metrics are approximate (empty when `approximate` is false). */
+            approximate_metrics: "visitors"[];
+            /** @description The compared period (when `compare` was sent), same shape; its rows follow the compared period’s own buckets. */
+            comparison?: {
+                /**
+                 * @description As requested.
+                 * @enum {string}
+                 */
+                compare: "previous_period" | "year_over_year";
+                /**
+                 * Format: date
+                 * @description Last local date, inclusive.
+                 */
+                end_date: string;
+                /**
+                 * Format: date-time
+                 * @description The local midnight after end_date, as a UTC instant (exclusive).
+                 */
+                end_time: string;
+                /** @description Time series: one row per bucket with `start_time` (its local start, RFC 3339 with the zone’s offset). Breakdown: one row per value with `dimensions` (null for a missing value, e.g. direct traffic), ordered by `order_by`, at most `limit`. Neither: empty (see `totals`). */
+                rows: {
+                    /** @description Dimension → value. */
+                    dimensions?: {
+                        [key: string]: string | null;
+                    };
+                    /** @description The requested metrics: visitors (unique visitor ids), visits, pageviews, views_per_visit (pageviews / visits, 2 decimals), bounce_rate (percent of visits with one page view and no custom event, 1 decimal), visit_duration (mean seconds), events (custom events). */
+                    metrics: {
+                        /** @description The bounce_rate metric. */
+                        bounce_rate?: number;
+                        /** @description The events metric. */
+                        events?: number;
+                        /** @description The pageviews metric. */
+                        pageviews?: number;
+                        /** @description The views_per_visit metric. */
+                        views_per_visit?: number;
+                        /** @description The visit_duration metric. */
+                        visit_duration?: number;
+                        /** @description The visitors metric. */
+                        visitors?: number;
+                        /** @description The visits metric. */
+                        visits?: number;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description Local start of the bucket.
+                     */
+                    start_time?: string;
+                }[];
+                /**
+                 * Format: date
+                 * @description First local date of the range, inclusive.
+                 */
+                start_date: string;
+                /**
+                 * Format: date-time
+                 * @description The local midnight starting start_date, as a UTC instant.
+                 */
+                start_time: string;
+                /** @description The metrics over the whole range (every value, not only the rows answered). */
+                totals: {
+                    /** @description The bounce_rate metric. */
+                    bounce_rate?: number;
+                    /** @description The events metric. */
+                    events?: number;
+                    /** @description The pageviews metric. */
+                    pageviews?: number;
+                    /** @description The views_per_visit metric. */
+                    views_per_visit?: number;
+                    /** @description The visit_duration metric. */
+                    visit_duration?: number;
+                    /** @description The visitors metric. */
+                    visitors?: number;
+                    /** @description The visits metric. */
+                    visits?: number;
+                };
+            };
+            /** @description The breakdown dimension, when asked. */
+            dimensions?: ("page" | "event_name" | "entry_page" | "exit_page" | "source" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "device" | "browser" | "os" | "view")[];
+            /**
+             * Format: date
+             * @description Last local date, inclusive.
+             */
+            end_date: string;
+            /**
+             * Format: date-time
+             * @description The local midnight after end_date, as a UTC instant (exclusive).
+             */
+            end_time: string;
+            /**
+             * @description The time series interval, when asked.
+             * @enum {string}
+             */
+            interval?: "hour" | "day" | "week" | "month";
+            /** @description The metrics answered, as requested. */
+            metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events")[];
+            /** @description Time series: one row per bucket with `start_time` (its local start, RFC 3339 with the zone’s offset). Breakdown: one row per value with `dimensions` (null for a missing value, e.g. direct traffic), ordered by `order_by`, at most `limit`. Neither: empty (see `totals`). */
+            rows: {
+                /** @description Dimension → value. */
+                dimensions?: {
+                    [key: string]: string | null;
+                };
+                /** @description The requested metrics: visitors (unique visitor ids), visits, pageviews, views_per_visit (pageviews / visits, 2 decimals), bounce_rate (percent of visits with one page view and no custom event, 1 decimal), visit_duration (mean seconds), events (custom events). */
+                metrics: {
+                    /** @description The bounce_rate metric. */
+                    bounce_rate?: number;
+                    /** @description The events metric. */
+                    events?: number;
+                    /** @description The pageviews metric. */
+                    pageviews?: number;
+                    /** @description The views_per_visit metric. */
+                    views_per_visit?: number;
+                    /** @description The visit_duration metric. */
+                    visit_duration?: number;
+                    /** @description The visitors metric. */
+                    visitors?: number;
+                    /** @description The visits metric. */
+                    visits?: number;
+                };
+                /**
+                 * Format: date-time
+                 * @description Local start of the bucket.
+                 */
+                start_time?: string;
+            }[];
+            /** @description Relative standard error of an approximate visitors count (1.04 / √4096). */
+            sketch_relative_error: number;
+            /**
+             * Format: date
+             * @description First local date of the range, inclusive.
+             */
+            start_date: string;
+            /**
+             * Format: date-time
+             * @description The local midnight starting start_date, as a UTC instant.
+             */
+            start_time: string;
+            /** @description The website’s IANA time zone the range and buckets are in. */
+            time_zone: string;
+            /** @description The metrics over the whole range (every value, not only the rows answered). */
+            totals: {
+                /** @description The bounce_rate metric. */
+                bounce_rate?: number;
+                /** @description The events metric. */
+                events?: number;
+                /** @description The pageviews metric. */
+                pageviews?: number;
+                /** @description The views_per_visit metric. */
+                views_per_visit?: number;
+                /** @description The visit_duration metric. */
+                visit_duration?: number;
+                /** @description The visitors metric. */
+                visitors?: number;
+                /** @description The visits metric. */
+                visits?: number;
+            };
         };
         /**
          * RefillEditorialPlanResponse
@@ -13844,6 +14153,84 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetAnalytics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Analytics. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Analytics"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    QueryAnalytics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueryAnalyticsRequest"];
+            };
+        };
+        responses: {
+            /** @description Metrics of a range in the website’s time zone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueryAnalyticsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];

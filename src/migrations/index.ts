@@ -16,6 +16,7 @@ import * as editorial from './2026-11-26-1400-editorial.js';
 import * as site from './2026-11-26-1410-site.js';
 import * as siteVisitors from './2026-11-26-1440-site-visitors.js';
 import * as analyticsEvents from './2026-11-26-1500-analytics-events.js';
+import * as analyticsRollups from './2026-11-26-1510-analytics-rollups.js';
 import * as dashboard from './2026-11-26-1520-dashboard.js';
 import * as search from './2026-11-26-1530-search.js';
 
@@ -38,6 +39,7 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-1410-site': site,
   '2026-11-26-1440-site-visitors': siteVisitors,
   '2026-11-26-1500-analytics-events': analyticsEvents,
+  '2026-11-26-1510-analytics-rollups': analyticsRollups,
   '2026-11-26-1520-dashboard': dashboard,
   '2026-11-26-1530-search': search,
 };

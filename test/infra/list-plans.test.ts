@@ -149,6 +149,7 @@ async function copyTablesWithRows(db: Kysely<any>, parents: Set<string>): Promis
       if (type === 'text') return parents.has(column) && spread ? sql`'p' || (n % 10)` : sql`${sql.lit(column + '-')} || n`;
       if (type === 'boolean') return sql`n % 2 = 0`;
       if (type === 'jsonb') return sql`'[]'::jsonb`;
+      if (type === 'bytea') return sql`decode('00', 'hex')`;
       if (['integer', 'bigint', 'double precision'].includes(type)) return sql`n`;
       if (type === 'tsvector') return sql`to_tsvector('simple', ${sql.lit(column + ' ')} || n)`;
       throw new Error(`list-plans: no synthetic value for ${table}.${column} (${type})`);

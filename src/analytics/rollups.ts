@@ -1,0 +1,159 @@
+import type { Kysely } from 'kysely';
+import type { AreaDeps } from '../platform/area.js';
+import type { SqlDialect } from '../platform/db/database.js';
+import type { Operations } from '../platform/jobs/operations.js';
+import {
+  firstEventTime,
+  hasRawRows,
+  HOUR_MS,
+  loadRollupState,
+  purgeRawBatch,
+  rawHourRows,
+  rawHourRowsOfVisitDimensions,
+  rawRetentionDays,
+  replaceRollups,
+  type HourRow,
+} from './analytics.repo.js';
+
+/**
+ * Hourly roll-ups and raw retention (docs/architecture.md, "Analytics"): one chain of
+ * `analytics.rollup_tick` Operations per website, like the editorial automation's ticks. A tick
+ * rolls up every closed hour, purges raw rows past retention in bounded batches, and enqueues the
+ * next tick; the chain ends when the website has no raw rows left and `armRollups` starts it again.
+ */
+
+export const ROLLUP_TICK = 'analytics.rollup_tick';
+/** A visit stays open this long after its last event: an hour is final this long after it ends. */
+export const VISIT_TIMEOUT_MS = 30 * 60_000;
+/** Hours rolled up in one transaction. */
+const HOURS_PER_BATCH = 24;
+/** Raw rows deleted per purge statement. */
+const PURGE_BATCH = 5_000;
+/** Pause after a tick that left work (more batches next tick, so a long backlog never holds a worker for long). */
+const BUSY_TICK_MS = 1_000;
+const RETRY_TICK_MS = 60_000;
+const DAY_MS = 86_400_000;
+/** Batches one tick runs before handing on to a fresh tick (bounded run time per Operation). */
+const MAX_BATCHES_PER_TICK = 200;
+
+/** Hours starting before this are closed at `now` (the hour ended and its visits timed out). */
+export const closedBefore = (now: number): number => Math.floor((now - VISIT_TIMEOUT_MS) / HOUR_MS) * HOUR_MS;
+
+/**
+ * Makes sure the website has a live roll-up tick, inside the caller's transaction (the ingest's
+ * flush calls it for every website it wrote events of). Cheap when one is live: one locked point
+ * read. Call `operations.wake()` after commit when it answers true.
+ */
+export async function armRollups(trx: Kysely<any>, deps: { operations: Operations; dialect: SqlDialect }, websiteId: string, accountId: string, now: number): Promise<boolean> {
+  await trx
+    .insertInto('analytics_rollup_state')
+    .values({ website_id: websiteId, account_id: accountId, rolled_up_until: null, purged_before: null, tick_id: null, update_time: now })
+    .onConflict((oc) => oc.column('website_id').doNothing())
+    .execute();
+  const state = await loadRollupState(trx, deps.dialect, websiteId, true);
+  if (state?.tickId) return false;
+  await enqueueTick(trx, deps.operations, websiteId, accountId, now, now);
+  return true;
+}
+
+async function enqueueTick(trx: Kysely<any>, operations: Operations, websiteId: string, accountId: string, runAfter: number, now: number): Promise<void> {
+  const id = await operations.enqueue(trx, { type: ROLLUP_TICK, accountId, websiteId, payload: { website_id: websiteId }, step: 'WAITING', runAfter }, now);
+  await trx.updateTable('analytics_rollup_state').set({ tick_id: id, update_time: now }).where('website_id', '=', websiteId).execute();
+}
+
+/** Rolls up [from, to) of every dimension: the same rows `:query` computes live for hours not rolled up yet. */
+export async function rollUpHours(db: Kysely<any>, dialect: SqlDialect, websiteId: string, range: { from: number; to: number }, now: number): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rows: Array<{ dimension: string; row: HourRow }> = [];
+    for (const dimension of ['', 'page', 'event_name'] as const) {
+      for (const row of await rawHourRows(trx, dialect, websiteId, range, dimension)) rows.push({ dimension, row });
+    }
+    for (const [dimension, dimensionRows] of await rawHourRowsOfVisitDimensions(trx, websiteId, range)) {
+      for (const row of dimensionRows) rows.push({ dimension, row });
+    }
+    await replaceRollups(trx, websiteId, range, rows, now);
+    return rows.length;
+  });
+}
+
+/** Registers the tick handler (the area's `jobs`). */
+export function registerRollupJobs(operations: Operations, deps: AreaDeps): void {
+  const { db, dialect } = deps.database;
+
+  operations.register(ROLLUP_TICK, {
+    async run(op) {
+      const websiteId = op.websiteId!;
+      const state = await loadRollupState(db, dialect, websiteId);
+      if (!state || state.tickId !== op.id) return { running: false };
+      const now = Date.now();
+      const closed = closedBefore(now);
+
+      await op.setStep('ROLLING_UP');
+      let until = state.rolledUpUntil;
+      let hours = 0;
+      let batches = 0;
+      let busy = false;
+      while (true) {
+        const next = await firstEventTime(db, websiteId, until ?? Number.MIN_SAFE_INTEGER);
+        // Skip stretches without events (their hours have no rows): resume at the next event's hour.
+        const from = next === undefined ? closed : Math.max(until ?? 0, Math.floor(next / HOUR_MS) * HOUR_MS);
+        if (from >= closed) break;
+        if (batches === MAX_BATCHES_PER_TICK) {
+          busy = true;
+          break;
+        }
+        await op.checkpoint();
+        const to = Math.min(closed, from + HOURS_PER_BATCH * HOUR_MS);
+        await rollUpHours(db, dialect, websiteId, { from, to }, Date.now());
+        hours += (to - from) / HOUR_MS;
+        batches++;
+        until = to;
+      }
+      if (until !== null && until < closed && !busy) {
+        // Nothing to roll up before `closed`: record that the empty hours are done.
+        await db.updateTable('analytics_rollup_state').set({ rolled_up_until: closed, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
+        until = closed;
+      }
+
+      await op.setStep('PURGING');
+      const retentionDays = await rawRetentionDays(db, dialect, websiteId);
+      // Only what is rolled up may go: raw rows of open hours are all `:query` has of them.
+      const purgeBefore = Math.min(now - retentionDays * DAY_MS, until ?? Number.MIN_SAFE_INTEGER);
+      // Said before any row goes: from then on `:query` reads roll-ups for these hours, never half-purged raw rows.
+      if ((state.purgedBefore ?? Number.MIN_SAFE_INTEGER) < purgeBefore) {
+        await db.updateTable('analytics_rollup_state').set({ purged_before: purgeBefore, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
+      }
+      let purged = 0;
+      for (let round = 0; round < 20; round++) {
+        await op.checkpoint();
+        const deleted = await purgeRawBatch(db, websiteId, purgeBefore, PURGE_BATCH);
+        purged += deleted;
+        if (deleted === 0) break;
+        if (round === 19) busy = true;
+      }
+
+      // The next tick: at once while work is left, when the next hour closes while raw rows remain, else none.
+      const more = await hasRawRows(db, websiteId);
+      await db.transaction().execute(async (trx) => {
+        const current = await loadRollupState(trx, dialect, websiteId, true);
+        if (current?.tickId !== op.id) return;
+        if (!busy && !more) {
+          await trx.updateTable('analytics_rollup_state').set({ tick_id: null, update_time: Date.now() }).where('website_id', '=', websiteId).execute();
+          return;
+        }
+        const runAfter = busy ? Date.now() + BUSY_TICK_MS : closed + HOUR_MS + VISIT_TIMEOUT_MS + 1_000;
+        await enqueueTick(trx, operations, websiteId, state.accountId, Math.max(runAfter, Date.now() + 1_000), Date.now());
+      });
+      return { rolled_up_hours: hours, purged_rows: purged };
+    },
+    async onFailure(op, error) {
+      // Given up (a worker died mid-tick too often): a fresh tick later keeps the chain alive. A `:cancel` stays.
+      if (error.status === 'CANCELLED' || !op.websiteId) return;
+      await db.transaction().execute(async (trx) => {
+        const state = await loadRollupState(trx, dialect, op.websiteId!, true);
+        if (state?.tickId !== op.id) return;
+        await enqueueTick(trx, operations, op.websiteId!, state.accountId, Date.now() + RETRY_TICK_MS, Date.now());
+      });
+    },
+  });
+}
