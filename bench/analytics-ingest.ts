@@ -12,8 +12,11 @@ import type autocannon from 'autocannon';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import pino from 'pino';
 import { storeHits, type Hit } from '../src/analytics/collection.repo.js';
 import { INGEST_DEFAULTS } from '../src/analytics/ingest.js';
+import { armRollups } from '../src/analytics/rollups.js';
+import { createOperations } from '../src/platform/jobs/operations.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { TENANT } from './api.js';
 import { assertLoopback, hammer, type LoadResult } from './load.js';
@@ -56,8 +59,10 @@ async function storedEvents(ctx: SuiteContext, websiteId: string): Promise<numbe
  * (INGEST_DEFAULTS.maxBatch hits of 1 000 visitors, who continue their visits batch after batch)
  * through `storeHits`, one transaction each. Answers events/s.
  */
-async function writePath(ctx: SuiteContext, websiteId: string, batches: number): Promise<number> {
+async function writePath(ctx: SuiteContext, websiteId: string, accountId: string, batches: number): Promise<number> {
   const database = openDatabase({ dataDir: ctx.dataDir, sqliteFile: ctx.sqliteFile, databaseUrl: ctx.databaseUrl });
+  // Arms the roll-ups as the ingest does; the server's worker runs the ticks.
+  const operations = createOperations({ database, logger: pino({ level: 'silent' }) });
   try {
     const visitors = Array.from({ length: 1_000 }, () => randomBytes(16).toString('hex'));
     const size = INGEST_DEFAULTS.maxBatch;
@@ -66,6 +71,7 @@ async function writePath(ctx: SuiteContext, websiteId: string, batches: number):
       const now = Date.now();
       const hits: Hit[] = Array.from({ length: size }, (_, i) => ({
         websiteId,
+        accountId,
         time: now + i,
         name: i % 10 === 9 ? 'Signup' : 'pageview',
         path: `/write-path-${i % PATHS}`,
@@ -81,7 +87,7 @@ async function writePath(ctx: SuiteContext, websiteId: string, batches: number):
         utmTerm: null,
         utmContent: null,
       }));
-      await storeHits(database.db, database.dialect, hits);
+      await storeHits(database.db, database.dialect, hits, (trx, w, a) => armRollups(trx, { operations, dialect: database.dialect }, w, a, now));
     }
     return (batches * size) / ((performance.now() - started) / 1000);
   } finally {
@@ -173,7 +179,7 @@ export const analyticsIngestSuite: BenchSuite = {
       ctx.log(`${ctx.dialect}: ${rows[0].notes.join('; ')}; ${rows[1].notes[0]}; p50 ${rows[0].result!.p50.toFixed(2)} ms p99 ${rows[0].result!.p99.toFixed(2)} ms; statuses ${JSON.stringify(rows[0].result!.statuses)}`);
     }
     const writeBatches = ctx.quick ? 3 : 10;
-    const writePerS = await writePath(ctx, ctx.user.websiteId, writeBatches);
+    const writePerS = await writePath(ctx, ctx.user.websiteId, ctx.user.accountId, writeBatches);
     const writeRow: CaseRow = {
       id: 'analytics-ingest-write-path',
       label: 'analytics: write path alone (storeHits, full batches)',

@@ -76,7 +76,7 @@ export interface AnalyticsSiteOptions {
  * the batched ingest. Nothing personal is stored: no address, no user agent, no cookie.
  */
 export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}): SiteContribution {
-  const ingest = createIngest(deps.database, deps.logger, options.ingest);
+  const ingest = createIngest(deps.database, deps.operations, deps.logger, options.ingest);
   const visitors = createVisitorIds(deps.database.db);
   const userAgentFacts = createUserAgentReader();
   const burst = options.burst ?? EVENT_BURST;
@@ -117,6 +117,7 @@ export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}
       const utm = (key: (typeof UTM)[number]) => url.searchParams.get(key)?.replace(CONTROL_CHARACTERS_ALL, '').slice(0, MAX_DIMENSION_LENGTH) || null;
       return {
         websiteId: ctx.website.id,
+        accountId: ctx.website.accountId,
         time: now,
         name: event.name,
         path,

@@ -10,6 +10,7 @@ const ROWS_PER_STATEMENT = 500;
 /** One accepted page view or named event, as the ingest queues it (nothing personal: no address, no user agent). */
 export interface Hit {
   websiteId: string;
+  accountId: string;
   /** Epoch ms the server received it. */
   time: number;
   /** `pageview` or a custom event name. */
@@ -27,6 +28,9 @@ export interface Hit {
   utmTerm: string | null;
   utmContent: string | null;
 }
+
+/** Makes sure the website's roll-ups will run (inside the flush's transaction); true when the worker should be woken after commit. */
+export type ArmRollups = (trx: Kysely<any>, websiteId: string, accountId: string) => Promise<boolean>;
 
 /** An `analytics_sessions` row as the flush keeps it. */
 interface Visit {
@@ -97,15 +101,16 @@ function dimensionsOf(hit: Hit) {
  * the batch's visitors are read in one query, so two processes cannot split a visit.
  * Statements per flush: per website 1 lock + ⌈visitors/500⌉ reads; then ⌈hits/500⌉ + ⌈visits/500⌉ writes.
  */
-export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[]): Promise<void> {
-  if (hits.length === 0) return;
+export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[], arm: ArmRollups): Promise<boolean> {
+  if (hits.length === 0) return false;
   const byWebsite = new Map<string, Hit[]>();
   for (const hit of hits) {
     const list = byWebsite.get(hit.websiteId);
     if (list) list.push(hit);
     else byWebsite.set(hit.websiteId, [hit]);
   }
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
+    let armed = false;
     const events: Record<string, unknown>[] = [];
     const touched: Visit[] = [];
     for (const websiteId of [...byWebsite.keys()].sort()) {
@@ -154,6 +159,8 @@ export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[
         });
       }
       touched.push(...changed);
+      // In the same transaction as the events, so no tick can end between them and the check.
+      if (await arm(trx, websiteId, batch[0].accountId)) armed = true;
     }
     for (const rows of chunks(events)) await trx.insertInto('analytics_events').values(rows).execute();
     // New visits are inserted, continued ones take their new state: one statement for both, the
@@ -173,5 +180,6 @@ export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[
         )
         .execute();
     }
+    return armed;
   });
 }

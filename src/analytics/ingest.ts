@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../platform/db/database.js';
+import type { Operations } from '../platform/jobs/operations.js';
 import { storeHits, type Hit } from './collection.repo.js';
+import { armRollups } from './rollups.js';
 
 export interface IngestOptions {
   /** A batch is written this long after its first hit arrived (default 500 ms). */
@@ -29,9 +31,10 @@ export const INGEST_DEFAULTS = { flushMs: 500, maxBatch: 2_000, maxQueued: 20_00
  * in-process queue and are written by one flush at a time, every `flushMs` or as soon as
  * `maxBatch` are waiting, each flush ONE transaction for all hits of all websites. A failed flush
  * is logged and its hits dropped (never retried: a database that is down must not grow the queue);
- * a killed process loses at most what was queued since the last flush.
+ * a killed process loses at most what was queued since the last flush. A flush also starts the
+ * roll-up chain of every website it wrote to when none is live (`armRollups`).
  */
-export function createIngest(database: Database, logger: FastifyBaseLogger, options: IngestOptions = {}): Ingest {
+export function createIngest(database: Database, operations: Operations, logger: FastifyBaseLogger, options: IngestOptions = {}): Ingest {
   const { flushMs, maxBatch, maxQueued } = { ...INGEST_DEFAULTS, ...options };
   let queue: Hit[] = [];
   let timer: NodeJS.Timeout | undefined;
@@ -57,7 +60,9 @@ export function createIngest(database: Database, logger: FastifyBaseLogger, opti
         const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
         queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
         try {
-          await storeHits(database.db, database.dialect, batch);
+          const now = Date.now();
+          const armed = await storeHits(database.db, database.dialect, batch, (trx, websiteId, accountId) => armRollups(trx, { operations, dialect: database.dialect }, websiteId, accountId, now));
+          if (armed) operations.wake();
         } catch (err) {
           logger.error({ err, hits: batch.length }, 'analytics flush failed; its hits are dropped');
         }

@@ -83,7 +83,13 @@ export const QUERY_BODY_SCHEMA = {
   },
 } as const;
 
-/** Rules between fields the schema cannot state; throws INVALID_ARGUMENT naming the field. */
+const hourlyTooLong = () => InvalidArgument.field('interval', `hour is for ranges up to ${MAX_HOURLY_DAYS} days; ask for day, week or month`);
+
+/**
+ * The rules between fields of a `:query` body already valid against QUERY_BODY_SCHEMA; throws
+ * INVALID_ARGUMENT naming the field. Pure (no website, no clock): the dashboard checks its
+ * widgets' resolved queries with it too.
+ */
 export function checkQuery(body: Record<string, any>): AnalyticsQuery {
   const query: AnalyticsQuery = { ...body, date_range: body.date_range ?? '30d', metrics: body.metrics } as AnalyticsQuery;
   query.metrics.forEach((metric, i) => {
@@ -100,7 +106,10 @@ export function checkQuery(body: Record<string, any>): AnalyticsQuery {
     const days = DateTime.fromISO(body.end_date, { zone: 'UTC' }).diff(DateTime.fromISO(body.start_date, { zone: 'UTC' }), 'days').days;
     if (days < 0) throw InvalidArgument.field('end_date', 'must not be before start_date');
     if (days + 1 > MAX_RANGE_DAYS) throw InvalidArgument.field('end_date', `the range is unbounded: at most ${MAX_RANGE_DAYS} days`);
+    if (query.interval === 'hour' && days + 1 > MAX_HOURLY_DAYS) throw hourlyTooLong();
   }
+  // Of the named ranges only 12mo is longer than MAX_HOURLY_DAYS (30d and a month are at most 31 local days).
+  if (query.interval === 'hour' && query.date_range === '12mo') throw hourlyTooLong();
   if (query.dimensions && query.interval) throw InvalidArgument.field('interval', 'a breakdown (dimensions) answers one row per value: ask for either');
   if (!query.dimensions && body.order_by !== undefined) throw InvalidArgument.field('order_by', 'only with dimensions');
   if (!query.dimensions && body.limit !== undefined) throw InvalidArgument.field('limit', 'only with dimensions');
@@ -295,9 +304,6 @@ export async function runQuery(deps: QueryDeps, websiteId: string, body: Record<
   const query = checkQuery(body);
   const zone = await websiteTimeZone(deps.db, websiteId);
   const range = resolveRange(query, zone, now);
-  if (query.interval === 'hour' && range.end.diff(range.start, 'days').days > MAX_HOURLY_DAYS + 0.1) {
-    throw InvalidArgument.field('interval', `hour is for ranges up to ${MAX_HOURLY_DAYS} days; ask for day, week or month`);
-  }
   const state = await loadRollupState(deps.db, deps.dialect, websiteId);
   const main = await answerPeriod(deps, websiteId, query, range, state);
   const answer: Record<string, unknown> = {

@@ -133,11 +133,11 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
       }
 
       // The next tick: at once while work is left, when the next hour closes while raw rows remain, else none.
-      const more = await hasRawRows(db, websiteId);
       await db.transaction().execute(async (trx) => {
         const current = await loadRollupState(trx, dialect, websiteId, true);
         if (current?.tickId !== op.id) return;
-        if (!busy && !more) {
+        // Read under the state's lock: a flush that wrote events before it saw this tick live (and did not arm).
+        if (!busy && !(await hasRawRows(trx, websiteId))) {
           await trx.updateTable('analytics_rollup_state').set({ tick_id: null, update_time: Date.now() }).where('website_id', '=', websiteId).execute();
           return;
         }

@@ -4,9 +4,10 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldViolation } from '../platform/errors.js';
+import { checkQuery } from '../analytics/query.js';
+import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import { violationsOf } from '../platform/http/errors.js';
-import { GRID_COLUMNS, MAX_WIDGET_HEIGHT, WIDGET_TYPES, defaultSettings, resolveQuery, widgetTypeOf, type WidgetSize } from './widget-types.js';
+import { GRID_COLUMNS, MAX_WIDGET_HEIGHT, WIDGET_TYPES, defaultSettings, resolveQuery, widgetTypeOf, type WidgetSize, type WidgetType } from './widget-types.js';
 
 export const MAX_WIDGETS = 50;
 /** Lowest row a widget may start on (a bound, so no layout is unboundedly tall). */
@@ -159,6 +160,10 @@ export function normaliseLayout(sent: ReadonlyArray<Record<string, any>>): { wid
     widget.settings = { ...defaultSettings(type), ...widget.settings };
     const validate = settingsValidators.get(type.id)!;
     if (!validate(widget.settings)) violations.push(...violationsOf(validate.errors ?? [], 'body', `${at}.settings`));
+    else {
+      const refused = queryRefusal(type, widget.settings);
+      if (refused) violations.push({ field: `${at}.${refused.field}`, description: refused.description });
+    }
   });
   // Overlap is judged only between widgets whose own extent is valid, so one mistake is reported once.
   widgets.forEach((widget, j) => {
@@ -175,6 +180,23 @@ export function normaliseLayout(sent: ReadonlyArray<Record<string, any>>): { wid
     firstWithId.set(candidate, -1);
   }
   return { widgets: violations.length ? [] : widgets.map(storedWidget), violations };
+}
+
+/**
+ * Why `analytics:query` would refuse the widget's resolved query (settings valid one by one may
+ * still combine badly: `interval` hour over `12mo`), as the setting to blame; undefined when it runs.
+ */
+function queryRefusal(type: WidgetType, settings: Record<string, unknown>): FieldViolation | undefined {
+  try {
+    checkQuery(resolveQuery(type, settings));
+    return undefined;
+  } catch (err) {
+    const violation = err instanceof InvalidArgument ? (err.details.find((d) => d.type === 'FIELD_VIOLATION') as FieldViolation | undefined) : undefined;
+    if (!violation) throw err;
+    // The query field filled by one whole setting (`interval: '{{interval}}'`) names that setting.
+    const placeholder = /^\{\{([a-z_]+)\}\}$/.exec(String(type.query[violation.field.split(/[.[]/)[0]] ?? ''));
+    return { field: placeholder ? `settings.${placeholder[1]}` : 'settings', description: violation.description };
+  }
 }
 
 /** A stored widget as answered: settings completed with defaults added since it was written, and its resolved `query`. */

@@ -8,8 +8,10 @@
  * that is exactly `{{name}}` takes the setting's value with its JSON type (an integer, an array, ...;
  * a property whose setting is null is left out), and `{{name}}` inside a longer string
  * (`"{{metric}} desc"`) is replaced by the value's text. `resolveQuery` applies that rule; every
- * widget of a dashboard answers its resolved body as `query`.
+ * widget of a dashboard answers its resolved body as `query`, and a layout whose resolved query
+ * `:query` would refuse (`checkQuery`) is refused when written.
  */
+import { COMPARES, DATE_RANGES as ANALYTICS_DATE_RANGES, INTERVALS, METRICS } from '../analytics/query.js';
 
 /** Grid the dashboard is laid out on: 12 columns, rows of one unit each. */
 export const GRID_COLUMNS = 12;
@@ -43,10 +45,8 @@ export interface WidgetType {
   max_size: WidgetSize;
 }
 
-/** Metrics `analytics:query` answers (analytics design). */
-const METRICS = ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration', 'events'] as const;
 /** Named periods of `analytics:query` (`custom` needs dates, so a widget does not offer it). */
-const DATE_RANGES = ['today', 'yesterday', '7d', '30d', 'month', 'last_month', '12mo'] as const;
+const DATE_RANGES = ANALYTICS_DATE_RANGES.filter((range) => range !== 'custom');
 
 const dateRange = {
   type: 'string',
@@ -112,7 +112,7 @@ export const WIDGET_TYPES: readonly WidgetType[] = [
       },
       compare: {
         type: ['string', 'null'],
-        enum: ['previous_period', 'year_over_year', null],
+        enum: [...COMPARES, null],
         default: 'previous_period',
         description: 'Period each figure is compared with; null shows no comparison (→ `compare`, left out when null).',
       },
@@ -130,7 +130,7 @@ export const WIDGET_TYPES: readonly WidgetType[] = [
     query: { metrics: ['{{metric}}'], date_range: '{{date_range}}', interval: '{{interval}}' },
     settings_schema: settings({
       metric: { type: 'string', enum: METRICS, default: 'visitors', description: 'Metric drawn (→ `metrics`).' },
-      interval: { type: 'string', enum: ['hour', 'day', 'week', 'month'], default: 'day', description: 'One point per interval (→ `interval`).' },
+      interval: { type: 'string', enum: INTERVALS, default: 'day', description: 'One point per interval (→ `interval`); `hour` for periods of at most 31 days (not `12mo`).' },
       date_range: dateRange,
     }),
     default_size: { width: 12, height: 5 },

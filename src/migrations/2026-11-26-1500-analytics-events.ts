@@ -30,7 +30,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('time', 'bigint', (c) => c.notNull())
     // `pageview` or the name of a custom event.
     .addColumn('name', 'text', (c) => c.notNull())
-    // Site path inside its view, without query string or fragment.
+    // Site path as the visitor saw it (a view's URL prefix included), without query string or fragment.
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('visitor_id', 'text', (c) => c.notNull())
     .addColumn('session_id', 'text', (c) => c.notNull())

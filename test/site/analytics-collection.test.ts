@@ -442,3 +442,61 @@ describe('the ingest queue', () => {
     }
   });
 });
+
+describe('from the site to analytics:query', () => {
+  it('hits collected on the site arm the roll-up chain and are answered by :query: totals, pages, views, devices, sources, events', async () => {
+    const campaign = uniquePath('journey').slice(1);
+    const base = uniquePath('/journey');
+    const desktop = address();
+    const phone = address();
+    const tagged = `?utm_campaign=${campaign}`;
+    // A desktop visit from Google: two pages and a sign-up; a phone visit to the German view that bounces.
+    expect((await pageview(`${base}/a`, { ip: desktop, referrer: 'https://www.google.com/', query: tagged })).statusCode).toBe(202);
+    expect((await pageview(`${base}/b`, { ip: desktop })).statusCode).toBe(202);
+    expect((await sendRaw({ events: [{ name: 'Signup', url: `http://${host}${base}/b` }] }, { ip: desktop })).statusCode).toBe(202);
+    expect((await pageview(`/de${base}/a`, { ip: phone, ua: IPHONE, query: tagged })).statusCode).toBe(202);
+    await settled();
+
+    // The flush armed the website's roll-up chain: a live tick is recorded.
+    const state = await db.selectFrom('analytics_rollup_state').select('tick_id').where('website_id', '=', alice.websiteId).executeTakeFirst();
+    expect(state?.tick_id).toBeTruthy();
+    const tick = await db.selectFrom('operations').select(['type', 'state']).where('id', '=', state!.tick_id).executeTakeFirstOrThrow();
+    expect(tick.type).toBe('analytics.rollup_tick');
+
+    const ask = async (extra: Record<string, unknown>) =>
+      expectStatus(
+        await t.request('POST', `${API}/websites/${alice.websiteId}/analytics:query`, {
+          token: alice.token,
+          body: { date_range: '7d', filters: [{ dimension: 'utm_campaign', operator: 'IS', values: [campaign] }], ...extra },
+        }),
+        200,
+      );
+    const byValue = (dimension: string) => (a: any, b: any) => String(a.dimensions[dimension]).localeCompare(String(b.dimensions[dimension]));
+
+    const totals = await ask({ metrics: ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'events'] });
+    expect(totals).toMatchObject({ totals: { visitors: 2, visits: 2, pageviews: 3, views_per_visit: 1.5, bounce_rate: 50, events: 1 }, approximate: false });
+
+    const pages = await ask({ metrics: ['pageviews'], dimensions: ['page'] });
+    expect(pages.rows.sort(byValue('page'))).toEqual(
+      [`/de${base}/a`, `${base}/a`, `${base}/b`].sort().map((page) => ({ dimensions: { page }, metrics: { pageviews: 1 } })),
+    );
+    const entries = await ask({ metrics: ['visits'], dimensions: ['exit_page'] });
+    expect(entries.rows.sort(byValue('exit_page'))).toEqual(
+      [`/de${base}/a`, `${base}/b`].sort().map((exit_page) => ({ dimensions: { exit_page }, metrics: { visits: 1 } })),
+    );
+    const views = await ask({ metrics: ['visitors'], dimensions: ['view'] });
+    expect(views.rows.sort(byValue('view'))).toEqual([deView, defaultView].sort().map((view) => ({ dimensions: { view }, metrics: { visitors: 1 } })));
+    const devices = await ask({ metrics: ['visitors'], dimensions: ['device'] });
+    expect(devices.rows.sort(byValue('device'))).toEqual([
+      { dimensions: { device: 'desktop' }, metrics: { visitors: 1 } },
+      { dimensions: { device: 'mobile' }, metrics: { visitors: 1 } },
+    ]);
+    const sources = await ask({ metrics: ['visits'], dimensions: ['source'] });
+    expect(sources.rows.sort(byValue('source'))).toEqual([
+      { dimensions: { source: 'google.com' }, metrics: { visits: 1 } },
+      { dimensions: { source: null }, metrics: { visits: 1 } },
+    ]);
+    const events = await ask({ metrics: ['events'], dimensions: ['event_name'], filters: [{ dimension: 'utm_campaign', operator: 'IS', values: [campaign] }, { dimension: 'event_name', operator: 'IS_NOT', values: ['pageview'] }] });
+    expect(events.rows).toEqual([{ dimensions: { event_name: 'Signup' }, metrics: { events: 1 } }]);
+  });
+});
