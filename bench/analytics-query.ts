@@ -6,7 +6,7 @@
  *     1 to 3 events (a third are bounces, a fifth end with a custom event) over 500 pages and
  *     events/6 visitor ids, and reports the seed time;
  *   - rolls every hour up with the real roll-up code (`rollUpHours`, in this process against the
- *     server's database) and reports its throughput;
+ *     server's database), then merges the website's local days (`rollUpDays`), and reports both;
  *   - times `:query` over HTTP: 12 months by day (visitors, pageviews, visits, bounce_rate), the
  *     30-day top-10 pages, and compares the visitors of 30 days and 12 months with the exact
  *     distinct count of the raw rows (relative error of the merged sketches).
@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { openDatabase } from '../src/platform/db/database.js';
-import { rollUpHours } from '../src/analytics/rollups.js';
+import { rollUpDays, rollUpHours } from '../src/analytics/rollups.js';
 import { apiClient, TENANT } from './api.js';
 import type { LoadResult } from './load.js';
 import type { CaseRow } from './report.js';
@@ -116,7 +116,11 @@ export const analyticsQuerySuite: BenchSuite = {
       for (let from = Math.floor(start / HOUR_MS) * HOUR_MS; from < end; from += 24 * HOUR_MS) rows += await rollUpHours(db, database.dialect, websiteId, { from, to: Math.min(end, from + 24 * HOUR_MS) }, Date.now());
       const rollS = (performance.now() - t1) / 1000;
       seedRow.notes.push(`roll-up: ${rows} roll-up rows for 8 760 hours in ${rollS.toFixed(1)} s (${Math.round(counted / rollS)} raw events/s)`);
-      if (ctx.dialect === 'postgres') await sql.raw('VACUUM (ANALYZE) analytics_rollups, analytics_rollup_state').execute(db);
+      const t2 = performance.now();
+      const daily = await rollUpDays(db, database.dialect, websiteId, Date.now(), Infinity);
+      const dailyRows = Number((await db.selectFrom('analytics_daily_rollups').select(sql<number>`count(*)`.as('n')).where('website_id', '=', websiteId).executeTakeFirst())!.n);
+      seedRow.notes.push(`daily roll-up: ${daily.days} local days, ${dailyRows} rows in ${((performance.now() - t2) / 1000).toFixed(1)} s`);
+      if (ctx.dialect === 'postgres') await sql.raw('VACUUM (ANALYZE) analytics_rollups, analytics_daily_rollups, analytics_rollup_state').execute(db);
       await ctx.restart();
 
       const client = apiClient(ctx.base, ctx.token);

@@ -2,7 +2,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import { decodeSettingValue, WEBSITE_SCOPE } from '../settings/settings.service.js';
 import { descriptorOf } from '../settings/setting-registry.js';
-import { VisitorSketch } from './sketches.js';
+import { isDenseSketch, VisitorSketch } from './sketches.js';
 
 /** SQL of analytics queries and roll-ups. Every statement is scoped by `website_id` first. */
 
@@ -53,6 +53,8 @@ export interface HourRow {
   /** Milliseconds. */
   duration_sum: number;
   events: number;
+  /** True on a daily row whose `visitors` is the estimate of a merged HyperLogLog. */
+  approximateVisitors?: boolean;
   /** Live rows carry the set; stored rows its bytes. */
   sketch?: VisitorSketch;
   sketchBytes?: Uint8Array;
@@ -255,20 +257,37 @@ export async function rawHourRowsOfVisitDimensions(db: Kysely<any>, websiteId: s
   return result;
 }
 
-/** Stored roll-up rows of one dimension in [from, to), optionally only some values. */
-export async function rollupRows(db: Kysely<any>, websiteId: string, dimension: Dimension | '', range: { from: number; to: number }, values?: readonly string[]): Promise<HourRow[]> {
+/** The two grains of stored roll-ups: table and the column holding a row's start instant. */
+const GRAINS = { hour: { table: 'analytics_rollups', start: 'hour' }, day: { table: 'analytics_daily_rollups', start: 'day' } } as const;
+export type RollupGrain = keyof typeof GRAINS;
+
+/**
+ * Stored roll-up rows of one dimension starting in [from, to), optionally only some values. Daily
+ * rows come back as rows whose `hour` is the day's start, their visitors an estimate when the
+ * merged set is a HyperLogLog.
+ */
+export async function rollupRows(
+  db: Kysely<any>,
+  websiteId: string,
+  dimension: Dimension | '',
+  range: { from: number; to: number },
+  values?: readonly string[],
+  grain: RollupGrain = 'hour',
+): Promise<HourRow[]> {
+  const { table, start } = GRAINS[grain];
   let query = db
-    .selectFrom('analytics_rollups')
-    .select(['hour', 'value', 'visitors', 'visits', 'pageviews', 'bounces', 'duration_sum', 'events', 'visitor_sketch'])
+    .selectFrom(table)
+    .select([sql.ref(start).as('start'), 'value', 'visitors', 'visits', 'pageviews', 'bounces', 'duration_sum', 'events', 'visitor_sketch'])
     .where('website_id', '=', websiteId)
     .where('dimension', '=', dimension)
-    .where('hour', '>=', range.from)
-    .where('hour', '<', range.to);
+    .where(start, '>=', range.from)
+    .where(start, '<', range.to);
   if (values) query = query.where('value', 'in', values);
   const rows = await query.execute();
   return rows.map((r: Record<string, any>) => ({
-    hour: Number(r.hour),
+    hour: Number(r.start),
     value: r.value,
+    ...(grain === 'day' ? { approximateVisitors: isDenseSketch(r.visitor_sketch) } : {}),
     visitors: Number(r.visitors),
     visits: Number(r.visits),
     pageviews: Number(r.pageviews),
@@ -306,6 +325,9 @@ export interface RollupState {
   rolledUpUntil: number | null;
   purgedBefore: number | null;
   tickId: string | null;
+  /** Zone the daily rows were cut in, and the instant local days before which are rolled up. */
+  dailyTimeZone: string | null;
+  dailyUntil: number | null;
 }
 
 export async function loadRollupState(db: Kysely<any>, dialect: SqlDialect, websiteId: string, lock = false): Promise<RollupState | undefined> {
@@ -319,6 +341,8 @@ export async function loadRollupState(db: Kysely<any>, dialect: SqlDialect, webs
     rolledUpUntil: row.rolled_up_until === null ? null : Number(row.rolled_up_until),
     purgedBefore: row.purged_before === null ? null : Number(row.purged_before),
     tickId: row.tick_id,
+    dailyTimeZone: row.daily_time_zone ?? null,
+    dailyUntil: row.daily_until == null ? null : Number(row.daily_until),
   };
 }
 
@@ -340,7 +364,74 @@ export async function replaceRollups(trx: Kysely<any>, websiteId: string, range:
   }));
   // Bounded statements: 12 columns a row stays under SQLite's 32 766 bound parameters.
   for (let i = 0; i < values.length; i += 1000) await trx.insertInto('analytics_rollups').values(values.slice(i, i + 1000)).execute();
-  await trx.updateTable('analytics_rollup_state').set({ rolled_up_until: range.to, update_time: now }).where('website_id', '=', websiteId).execute();
+  await trx
+    .updateTable('analytics_rollup_state')
+    // Days holding hours written again are merged again (a re-run after a kill writes the same rows, but need not).
+    .set({ rolled_up_until: range.to, daily_until: sql`case when daily_until > ${range.from} then ${range.from} else daily_until end`, update_time: now })
+    .where('website_id', '=', websiteId)
+    .execute();
+}
+
+/** Every stored hourly row (all dimensions) starting in [from, to): what the days of that stretch merge. */
+export async function hourlyRowsOfAllDimensions(db: Kysely<any>, websiteId: string, range: { from: number; to: number }): Promise<Array<{ dimension: string; row: HourRow }>> {
+  const rows = await db
+    .selectFrom('analytics_rollups')
+    .select(['dimension', 'hour', 'value', 'visitors', 'visits', 'pageviews', 'bounces', 'duration_sum', 'events', 'visitor_sketch'])
+    .where('website_id', '=', websiteId)
+    // Each dimension's range of the primary key (website_id, dimension, hour, value).
+    .where('dimension', 'in', ['', ...DIMENSIONS])
+    .where('hour', '>=', range.from)
+    .where('hour', '<', range.to)
+    .execute();
+  return rows.map((r: Record<string, any>) => ({
+    dimension: r.dimension,
+    row: {
+      hour: Number(r.hour),
+      value: r.value,
+      visitors: Number(r.visitors),
+      visits: Number(r.visits),
+      pageviews: Number(r.pageviews),
+      bounces: Number(r.bounces),
+      duration_sum: Number(r.duration_sum),
+      events: Number(r.events),
+      sketchBytes: r.visitor_sketch as Uint8Array,
+    },
+  }));
+}
+
+/**
+ * Replaces the daily rows of the local days starting in [from, to) and records the days done (in
+ * `zone`), in the caller's transaction. `rows` carry the day's start as `hour` and a merged sketch.
+ */
+export async function replaceDailyRollups(trx: Kysely<any>, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, zone: string, now: number): Promise<void> {
+  await trx.deleteFrom('analytics_daily_rollups').where('website_id', '=', websiteId).where('day', '>=', range.from).where('day', '<', range.to).execute();
+  const values = rows.map(({ dimension, row }) => ({
+    website_id: websiteId,
+    dimension,
+    day: row.hour,
+    value: row.value,
+    visitors: row.visitors,
+    visits: row.visits,
+    pageviews: row.pageviews,
+    bounces: row.bounces,
+    duration_sum: row.duration_sum,
+    events: row.events,
+    visitor_sketch: Buffer.from(row.sketch!.toBytes()),
+  }));
+  for (let i = 0; i < values.length; i += 1000) await trx.insertInto('analytics_daily_rollups').values(values.slice(i, i + 1000)).execute();
+  await trx.updateTable('analytics_rollup_state').set({ daily_until: range.to, daily_time_zone: zone, update_time: now }).where('website_id', '=', websiteId).execute();
+}
+
+/** The website's time zone changed: its daily rows go (one statement) and the days start again in `zone`. */
+export async function restartDailyRollups(trx: Kysely<any>, websiteId: string, zone: string, now: number): Promise<void> {
+  await trx.deleteFrom('analytics_daily_rollups').where('website_id', '=', websiteId).execute();
+  await trx.updateTable('analytics_rollup_state').set({ daily_until: null, daily_time_zone: zone, update_time: now }).where('website_id', '=', websiteId).execute();
+}
+
+/** Start of the earliest stored hourly row at or after `from` (days skip stretches without traffic), or undefined. */
+export async function firstRolledUpHour(db: Kysely<any>, websiteId: string, from: number): Promise<number | undefined> {
+  const row = await db.selectFrom('analytics_rollups').select('hour').where('website_id', '=', websiteId).where('dimension', '=', '').where('hour', '>=', from).orderBy('hour').limit(1).executeTakeFirst();
+  return row ? Number(row.hour) : undefined;
 }
 
 /** Earliest raw event at or after `from` (roll-ups skip empty stretches), or undefined. */

@@ -201,8 +201,9 @@ interface Cell {
   duration_sum: number;
   events: number;
   rows: number;
-  /** Exact visitors of the one hour row, when the cell holds one. */
+  /** Visitors of the one row, when the cell holds one: exact for an hour, maybe estimated for a day. */
   hourVisitors: number;
+  hourVisitorsApproximate: boolean;
   sketch: VisitorSketch;
 }
 
@@ -214,7 +215,7 @@ interface Cell {
 function newCell(limit: number, expected = 0): Cell {
   const sketch = new VisitorSketch(limit);
   if (expected > limit) sketch.densify();
-  return { visits: 0, pageviews: 0, bounces: 0, duration_sum: 0, events: 0, rows: 0, hourVisitors: 0, sketch };
+  return { visits: 0, pageviews: 0, bounces: 0, duration_sum: 0, events: 0, rows: 0, hourVisitors: 0, hourVisitorsApproximate: false, sketch };
 }
 
 function addRow(cell: Cell, row: HourRow): void {
@@ -225,6 +226,7 @@ function addRow(cell: Cell, row: HourRow): void {
   cell.events += row.events;
   cell.rows += 1;
   cell.hourVisitors = row.visitors;
+  cell.hourVisitorsApproximate = row.approximateVisitors === true;
   if (row.sketch) cell.sketch.merge(row.sketch);
   else cell.sketch.mergeBytes(row.sketchBytes!);
 }
@@ -235,7 +237,10 @@ function addCell(into: Cell, cell: Cell): void {
   into.bounces += cell.bounces;
   into.duration_sum += cell.duration_sum;
   into.events += cell.events;
-  if (cell.rows === 1) into.hourVisitors = cell.hourVisitors;
+  if (cell.rows === 1) {
+    into.hourVisitors = cell.hourVisitors;
+    into.hourVisitorsApproximate = cell.hourVisitorsApproximate;
+  }
   into.rows += cell.rows;
   into.sketch.merge(cell.sketch);
 }
@@ -247,8 +252,10 @@ function metricsOf(cell: Cell, metrics: readonly Metric[]): { values: Record<str
   for (const metric of metrics) {
     switch (metric) {
       case 'visitors':
-        if (cell.rows === 1) values.visitors = cell.hourVisitors;
-        else {
+        if (cell.rows === 1) {
+          values.visitors = cell.hourVisitors;
+          approximate = cell.hourVisitorsApproximate;
+        } else {
           values.visitors = cell.sketch.count();
           approximate = cell.sketch.approximate;
         }
@@ -305,7 +312,7 @@ export async function runQuery(deps: QueryDeps, websiteId: string, body: Record<
   const zone = await websiteTimeZone(deps.db, websiteId);
   const range = resolveRange(query, zone, now);
   const state = await loadRollupState(deps.db, deps.dialect, websiteId);
-  const main = await answerPeriod(deps, websiteId, query, range, state);
+  const main = await answerPeriod(deps, websiteId, query, range, zone, state);
   const answer: Record<string, unknown> = {
     start_date: main.start_date,
     end_date: main.end_date,
@@ -320,7 +327,7 @@ export async function runQuery(deps: QueryDeps, websiteId: string, body: Record<
   };
   let approximate = main.approximate;
   if (query.compare) {
-    const compared = await answerPeriod(deps, websiteId, query, comparedRange(query, range), state);
+    const compared = await answerPeriod(deps, websiteId, query, comparedRange(query, range), zone, state);
     approximate ||= compared.approximate;
     answer.comparison = { compare: query.compare, start_date: compared.start_date, end_date: compared.end_date, start_time: compared.start_time, end_time: compared.end_time, rows: compared.rows, totals: compared.totals };
   }
@@ -330,7 +337,14 @@ export async function runQuery(deps: QueryDeps, websiteId: string, body: Record<
   return answer;
 }
 
-async function answerPeriod(deps: QueryDeps, websiteId: string, query: AnalyticsQuery, range: ResolvedRange, state: Awaited<ReturnType<typeof loadRollupState>>): Promise<PeriodAnswer> {
+async function answerPeriod(
+  deps: QueryDeps,
+  websiteId: string,
+  query: AnalyticsQuery,
+  range: ResolvedRange,
+  zone: string,
+  state: Awaited<ReturnType<typeof loadRollupState>>,
+): Promise<PeriodAnswer> {
   const span = { from: range.start.toMillis(), to: range.end.toMillis() };
   const filters = query.filters ?? [];
   const breakdown = query.dimensions?.[0];
@@ -358,9 +372,13 @@ async function answerPeriod(deps: QueryDeps, websiteId: string, query: Analytics
     if (exact) rows = await rawHourRows(deps.db, deps.dialect, websiteId, span, dimension, [], Infinity);
     else {
       const split = Math.max(span.from, Math.min(span.to, rolledUntil));
+      // Whole local days merged in this zone come from daily rows (a range starts at a local midnight); never for hourly buckets.
+      const daily = query.interval !== 'hour' && state?.dailyTimeZone === zone && state.dailyUntil != null;
+      const daysUntil = daily ? Math.max(span.from, Math.min(split, DateTime.fromMillis(state.dailyUntil!, { zone }).startOf('day').toMillis())) : span.from;
       const only = filters.length === 1 && filters[0].operator === 'IS' ? filters[0].values : undefined;
       rows = [
-        ...(split > span.from ? await rollupRows(deps.db, websiteId, dimension, { from: span.from, to: split }, only) : []),
+        ...(daysUntil > span.from ? await rollupRows(deps.db, websiteId, dimension, { from: span.from, to: daysUntil }, only, 'day') : []),
+        ...(split > daysUntil ? await rollupRows(deps.db, websiteId, dimension, { from: daysUntil, to: split }, only) : []),
         ...(split < span.to ? await rawHourRows(deps.db, deps.dialect, websiteId, { from: split, to: span.to }, dimension) : []),
       ];
     }

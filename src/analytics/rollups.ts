@@ -1,25 +1,32 @@
 import type { Kysely } from 'kysely';
+import { DateTime } from 'luxon';
 import type { AreaDeps } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import {
   firstEventTime,
+  firstRolledUpHour,
   hasRawRows,
   HOUR_MS,
+  hourlyRowsOfAllDimensions,
   loadRollupState,
   purgeRawBatch,
   rawHourRows,
   rawHourRowsOfVisitDimensions,
   rawRetentionDays,
+  replaceDailyRollups,
   replaceRollups,
+  restartDailyRollups,
+  websiteTimeZone,
   type HourRow,
 } from './analytics.repo.js';
+import { VisitorSketch } from './sketches.js';
 
 /**
  * Hourly roll-ups and raw retention (docs/architecture.md, "Analytics"): one chain of
  * `analytics.rollup_tick` Operations per website, like the editorial automation's ticks. A tick
- * rolls up every closed hour, purges raw rows past retention in bounded batches, and enqueues the
- * next tick; the chain ends when the website has no raw rows left and `armRollups` starts it again.
+ * rolls up every closed hour, merges every complete local day of the website's zone into daily
+ * rows, purges raw rows past retention in bounded batches, and enqueues the next tick; the chain ends when the website has no raw rows left and `armRollups` starts it again.
  */
 
 export const ROLLUP_TICK = 'analytics.rollup_tick';
@@ -35,6 +42,9 @@ const RETRY_TICK_MS = 60_000;
 const DAY_MS = 86_400_000;
 /** Batches one tick runs before handing on to a fresh tick (bounded run time per Operation). */
 const MAX_BATCHES_PER_TICK = 200;
+/** Local days merged in one transaction, and day batches per tick. */
+const DAYS_PER_BATCH = 7;
+const MAX_DAY_BATCHES_PER_TICK = 60;
 
 /** Hours starting before this are closed at `now` (the hour ended and its visits timed out). */
 export const closedBefore = (now: number): number => Math.floor((now - VISIT_TIMEOUT_MS) / HOUR_MS) * HOUR_MS;
@@ -76,6 +86,68 @@ export async function rollUpHours(db: Kysely<any>, dialect: SqlDialect, websiteI
   });
 }
 
+/**
+ * Merges the hourly rows of every complete local day (the website's zone) not merged yet into daily
+ * rows, at most `maxBatches` transactions of DAYS_PER_BATCH days. A changed zone first drops the
+ * daily rows (`:query` ignores rows cut in another zone meanwhile). Answers the days written and
+ * whether days are left.
+ */
+export async function rollUpDays(db: Kysely<any>, dialect: SqlDialect, websiteId: string, now: number, maxBatches = MAX_DAY_BATCHES_PER_TICK): Promise<{ days: number; more: boolean }> {
+  const [state, zone] = await Promise.all([loadRollupState(db, dialect, websiteId), websiteTimeZone(db, websiteId)]);
+  if (state?.rolledUpUntil == null) return { days: 0, more: false };
+  let cursor = state.dailyUntil ?? Number.MIN_SAFE_INTEGER;
+  if (state.dailyTimeZone !== zone) {
+    await db.transaction().execute((trx) => restartDailyRollups(trx, websiteId, zone, now));
+    cursor = Number.MIN_SAFE_INTEGER;
+  }
+  const dayStart = (instant: number) => DateTime.fromMillis(instant, { zone }).startOf('day');
+  // A day is complete once every hour starting in it is rolled up.
+  const completeUntil = dayStart(state.rolledUpUntil).toMillis();
+  let days = 0;
+  for (let batch = 0; ; batch++) {
+    const next = await firstRolledUpHour(db, websiteId, cursor);
+    if (next === undefined) break;
+    // The whole day holding the first hour left (a lowered cursor may point inside a day).
+    const first = dayStart(Math.max(next, cursor));
+    if (first.toMillis() >= completeUntil) break;
+    if (batch === maxBatches) return { days, more: true };
+    const edges = [first.toMillis()];
+    for (let d = first; edges.length <= DAYS_PER_BATCH && edges.at(-1)! < completeUntil; ) {
+      d = d.plus({ days: 1 }).startOf('day');
+      edges.push(Math.min(d.toMillis(), completeUntil));
+    }
+    const range = { from: edges[0], to: edges.at(-1)! };
+    const merged = mergeIntoDays(await hourlyRowsOfAllDimensions(db, websiteId, range), edges);
+    await db.transaction().execute((trx) => replaceDailyRollups(trx, websiteId, range, merged, zone, Date.now()));
+    days += edges.length - 1;
+    cursor = range.to;
+  }
+  return { days, more: false };
+}
+
+/** Hourly rows grouped by (dimension, day, value): counters summed, visitor sets merged. `edges`: the days' starts, then the last day's end. */
+function mergeIntoDays(hourly: Array<{ dimension: string; row: HourRow }>, edges: readonly number[]): Array<{ dimension: string; row: HourRow }> {
+  const days = new Map<string, { dimension: string; row: HourRow }>();
+  for (const { dimension, row } of hourly) {
+    let d = 0;
+    while (d + 1 < edges.length - 1 && row.hour >= edges[d + 1]) d++;
+    const key = `${dimension}\u0000${d}\u0000${row.value}`;
+    let day = days.get(key);
+    if (!day) days.set(key, (day = { dimension, row: { hour: edges[d], value: row.value, visitors: 0, visits: 0, pageviews: 0, bounces: 0, duration_sum: 0, events: 0, sketch: new VisitorSketch() } }));
+    const into = day.row;
+    into.visits += row.visits;
+    into.pageviews += row.pageviews;
+    into.bounces += row.bounces;
+    into.duration_sum += row.duration_sum;
+    into.events += row.events;
+    into.sketch!.mergeBytes(row.sketchBytes!);
+  }
+  const out = [...days.values()];
+  // A day's visitors: its merged set's count (exact while the set is exact).
+  for (const { row } of out) row.visitors = row.sketch!.count();
+  return out;
+}
+
 /** Registers the tick handler (the area's `jobs`). */
 export function registerRollupJobs(operations: Operations, deps: AreaDeps): void {
   const { db, dialect } = deps.database;
@@ -113,6 +185,13 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
         // Nothing to roll up before `closed`: record that the empty hours are done.
         await db.updateTable('analytics_rollup_state').set({ rolled_up_until: closed, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
         until = closed;
+      }
+
+      // Days only once the hours are all done (a busy tick comes back for both).
+      if (!busy) {
+        await op.checkpoint();
+        const daily = await rollUpDays(db, dialect, websiteId, Date.now());
+        if (daily.more) busy = true;
       }
 
       await op.setStep('PURGING');

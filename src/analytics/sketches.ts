@@ -21,6 +21,9 @@ const ALPHA = 0.7213 / (1 + 1.079 / REGISTERS);
 const EXACT = 1;
 const DENSE = 2;
 
+/** Whether stored sketch bytes are the HyperLogLog form (their count is an estimate). */
+export const isDenseSketch = (bytes: Uint8Array): boolean => bytes[0] === DENSE;
+
 /** 2^21: a hash is kept as its top 53 bits, `high · 2^21 + (low >>> 11)`, exact in a double. */
 const LOW_SHIFT = 2 ** 21;
 

@@ -9,6 +9,7 @@ import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus } from '../support/fixtures.js';
 import { eventually } from '../support/fixtures-auth.js';
 import { seedVisits, type SeedVisit } from '../support/analytics.js';
+import { rollUpDays } from '../../src/analytics/rollups.js';
 
 let t: TestApp;
 let alice: TestUser;
@@ -282,9 +283,35 @@ describe('roll-ups, retention and approximate counts', () => {
     const raw = await t.platform.deps.database.db.selectFrom('analytics_events').select('path').where('website_id', '=', carol.websiteId).execute();
     expect(raw).toEqual([{ path: '/new' }]);
     for (const [i, body] of bodies.entries()) expect(await ask(body, carol), `query ${i}`).toEqual(before[i]);
+    // Those answers came from daily rows: Berlin's days, the 23-hour 29th of March starting at 28T23:00Z.
+    const { db } = t.platform.deps.database;
+    const days = await db.selectFrom('analytics_daily_rollups').select(['day', 'pageviews', 'events']).where('website_id', '=', carol.websiteId).where('dimension', '=', '').orderBy('day').execute();
+    expect(days.map((d) => [new Date(Number(d.day)).toISOString(), Number(d.pageviews), Number(d.events)]).slice(0, 3)).toEqual([
+      ['2026-03-27T23:00:00.000Z', 2, 0],
+      ['2026-03-28T23:00:00.000Z', 2, 1],
+      ['2026-03-29T22:00:00.000Z', 4, 0],
+    ]);
     // Dimensions combined need raw rows, which are gone for March.
     const combined = await query({ metrics: ['visits'], filters: [{ dimension: 'device', operator: 'IS', values: ['mobile'] }, { dimension: 'source', operator: 'IS', values: ['google.com'] }], ...custom('2026-03-28', '2026-03-30') }, carol);
     expect(expectError(combined, 400, 'FAILED_PRECONDITION').details).toContainEqual({ type: 'PRECONDITION_FAILURE', reason: 'RAW_EVENTS_PURGED' });
+  });
+
+  it('daily rows are cut again when the website time zone changes, and answer as the hours do meanwhile', async () => {
+    const gina = await t.signUp();
+    await setZone(gina, 'Europe/Berlin');
+    await seedVisits(t, gina.websiteId, gina.accountId, [...VISITS, { visitor: 'E', hits: [{ at: new Date(Date.now() - 86_400_000).toISOString(), path: '/new' }] }], { arm: true });
+    const { db, dialect } = t.platform.deps.database;
+    const dayStarts = async () =>
+      (await db.selectFrom('analytics_daily_rollups').select('day').where('website_id', '=', gina.websiteId).where('dimension', '=', '').orderBy('day').execute()).map((d) => new Date(Number(d.day)).toISOString());
+    await eventually(async () => (await dayStarts()).includes('2026-03-28T23:00:00.000Z'), "Berlin's daily rows");
+    await setZone(gina, 'America/New_York');
+    // Until the job cuts New York's days, the Berlin rows are not read: answers come from the hours.
+    const fromHours = [];
+    for (const body of bodies) fromHours.push(await ask(body, gina));
+    expect(fromHours[0].time_zone).toBe('America/New_York');
+    await rollUpDays(db, dialect, gina.websiteId, Date.now());
+    expect((await dayStarts()).slice(0, 3)).toEqual(['2026-03-28T04:00:00.000Z', '2026-03-29T04:00:00.000Z', '2026-03-30T04:00:00.000Z']);
+    for (const [i, body] of bodies.entries()) expect(await ask(body, gina), `query ${i}`).toEqual(fromHours[i]);
   });
 
   it('counts visitors exactly while raw rows are kept, and from merged sketches (approximate) once rolled up and purged', async () => {
