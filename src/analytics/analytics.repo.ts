@@ -284,18 +284,41 @@ export async function rollupRows(
     .where(start, '<', range.to);
   if (values) query = query.where('value', 'in', values);
   const rows = await query.execute();
-  return rows.map((r: Record<string, any>) => ({
-    hour: Number(r.start),
-    value: r.value,
-    ...(grain === 'day' ? { approximateVisitors: isDenseSketch(r.visitor_sketch) } : {}),
-    visitors: Number(r.visitors),
-    visits: Number(r.visits),
-    pageviews: Number(r.pageviews),
-    bounces: Number(r.bounces),
-    duration_sum: Number(r.duration_sum),
-    events: Number(r.events),
-    sketchBytes: r.visitor_sketch as Uint8Array,
+  return rows.map((r: Record<string, any>) => ({ ...storedRow(r, Number(r.start)), ...(grain === 'day' ? { approximateVisitors: isDenseSketch(r.visitor_sketch) } : {}) }));
+}
+
+/** A stored roll-up row (either grain) as an HourRow starting at `start`. */
+const storedRow = (r: Record<string, any>, start: number): HourRow => ({
+  hour: start,
+  value: r.value,
+  visitors: Number(r.visitors),
+  visits: Number(r.visits),
+  pageviews: Number(r.pageviews),
+  bounces: Number(r.bounces),
+  duration_sum: Number(r.duration_sum),
+  events: Number(r.events),
+  sketchBytes: r.visitor_sketch as Uint8Array,
+});
+
+/** Replaces a grain's rows starting in [from, to) with `rows` (their `hour` is each row's start), in bounded statements. */
+async function replaceRows(trx: Kysely<any>, grain: RollupGrain, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>): Promise<void> {
+  const { table, start } = GRAINS[grain];
+  await trx.deleteFrom(table).where('website_id', '=', websiteId).where(start, '>=', range.from).where(start, '<', range.to).execute();
+  const values = rows.map(({ dimension, row }) => ({
+    website_id: websiteId,
+    dimension,
+    [start]: row.hour,
+    value: row.value,
+    visitors: row.visitors,
+    visits: row.visits,
+    pageviews: row.pageviews,
+    bounces: row.bounces,
+    duration_sum: row.duration_sum,
+    events: row.events,
+    visitor_sketch: Buffer.from(row.sketch!.toBytes()),
   }));
+  // 12 columns a row: 1 000 rows a statement stays under SQLite's 32 766 bound parameters.
+  for (let i = 0; i < values.length; i += 1000) await trx.insertInto(table).values(values.slice(i, i + 1000)).execute();
 }
 
 /** Page views plus custom events in [from, to): from the totals roll-ups before `rolledUntil`, raw after. */
@@ -348,22 +371,7 @@ export async function loadRollupState(db: Kysely<any>, dialect: SqlDialect, webs
 
 /** Replaces the roll-up rows of [from, to) of every dimension and moves the state on, in the caller's transaction. */
 export async function replaceRollups(trx: Kysely<any>, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, now: number): Promise<void> {
-  await trx.deleteFrom('analytics_rollups').where('website_id', '=', websiteId).where('hour', '>=', range.from).where('hour', '<', range.to).execute();
-  const values = rows.map(({ dimension, row }) => ({
-    website_id: websiteId,
-    dimension,
-    hour: row.hour,
-    value: row.value,
-    visitors: row.visitors,
-    visits: row.visits,
-    pageviews: row.pageviews,
-    bounces: row.bounces,
-    duration_sum: row.duration_sum,
-    events: row.events,
-    visitor_sketch: Buffer.from(row.sketch!.toBytes()),
-  }));
-  // Bounded statements: 12 columns a row stays under SQLite's 32 766 bound parameters.
-  for (let i = 0; i < values.length; i += 1000) await trx.insertInto('analytics_rollups').values(values.slice(i, i + 1000)).execute();
+  await replaceRows(trx, 'hour', websiteId, range, rows);
   await trx
     .updateTable('analytics_rollup_state')
     // Days holding hours written again are merged again (a re-run after a kill writes the same rows, but need not).
@@ -383,20 +391,7 @@ export async function hourlyRowsOfAllDimensions(db: Kysely<any>, websiteId: stri
     .where('hour', '>=', range.from)
     .where('hour', '<', range.to)
     .execute();
-  return rows.map((r: Record<string, any>) => ({
-    dimension: r.dimension,
-    row: {
-      hour: Number(r.hour),
-      value: r.value,
-      visitors: Number(r.visitors),
-      visits: Number(r.visits),
-      pageviews: Number(r.pageviews),
-      bounces: Number(r.bounces),
-      duration_sum: Number(r.duration_sum),
-      events: Number(r.events),
-      sketchBytes: r.visitor_sketch as Uint8Array,
-    },
-  }));
+  return rows.map((r: Record<string, any>) => ({ dimension: r.dimension, row: storedRow(r, Number(r.hour)) }));
 }
 
 /**
@@ -404,21 +399,7 @@ export async function hourlyRowsOfAllDimensions(db: Kysely<any>, websiteId: stri
  * `zone`), in the caller's transaction. `rows` carry the day's start as `hour` and a merged sketch.
  */
 export async function replaceDailyRollups(trx: Kysely<any>, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, zone: string, now: number): Promise<void> {
-  await trx.deleteFrom('analytics_daily_rollups').where('website_id', '=', websiteId).where('day', '>=', range.from).where('day', '<', range.to).execute();
-  const values = rows.map(({ dimension, row }) => ({
-    website_id: websiteId,
-    dimension,
-    day: row.hour,
-    value: row.value,
-    visitors: row.visitors,
-    visits: row.visits,
-    pageviews: row.pageviews,
-    bounces: row.bounces,
-    duration_sum: row.duration_sum,
-    events: row.events,
-    visitor_sketch: Buffer.from(row.sketch!.toBytes()),
-  }));
-  for (let i = 0; i < values.length; i += 1000) await trx.insertInto('analytics_daily_rollups').values(values.slice(i, i + 1000)).execute();
+  await replaceRows(trx, 'day', websiteId, range, rows);
   await trx.updateTable('analytics_rollup_state').set({ daily_until: range.to, daily_time_zone: zone, update_time: now }).where('website_id', '=', websiteId).execute();
 }
 
