@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
-import type { SqlDialect } from '../platform/db/database.js';
+import type { BulkColumn, SqlDialect } from '../platform/db/database.js';
 import { newId } from '../platform/resource/ids.js';
 
 /** A visit goes on while its visitor's events are less than this apart (Plausible's 30 minutes). */
 export const VISIT_GAP_MS = 30 * 60_000;
-/** Rows per multi-row statement: 17 columns × 500 stays far under SQLite's and PostgreSQL's parameter limits. */
+/** Visitor ids per read of open visits (one parameter each). */
 const ROWS_PER_STATEMENT = 500;
 
 /** One accepted page view or named event, as the ingest queues it (nothing personal: no address, no user agent). */
@@ -28,6 +28,31 @@ export interface Hit {
   utmTerm: string | null;
   utmContent: string | null;
 }
+
+/** Columns events and visits share (`dimensionsOf`). */
+const DIMENSION_COLUMNS: BulkColumn[] = ['device', 'browser', 'os', 'view_id', 'referrer_source', 'utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'].map((name) => ({ name, type: 'text' }));
+const EVENT_COLUMNS: BulkColumn[] = [
+  { name: 'website_id', type: 'text' },
+  { name: 'id', type: 'text' },
+  { name: 'time', type: 'bigint' },
+  { name: 'name', type: 'text' },
+  { name: 'path', type: 'text' },
+  { name: 'visitor_id', type: 'text' },
+  { name: 'session_id', type: 'text' },
+  ...DIMENSION_COLUMNS,
+];
+const VISIT_COLUMNS: BulkColumn[] = [
+  { name: 'website_id', type: 'text' },
+  { name: 'id', type: 'text' },
+  { name: 'visitor_id', type: 'text' },
+  { name: 'start_time', type: 'bigint' },
+  { name: 'end_time', type: 'bigint' },
+  { name: 'pageviews', type: 'integer' },
+  { name: 'events', type: 'integer' },
+  { name: 'entry_page', type: 'text' },
+  { name: 'exit_page', type: 'text' },
+  ...DIMENSION_COLUMNS,
+];
 
 /** Makes sure the website's roll-ups will run (inside the flush's transaction); true when the worker should be woken after commit. */
 export type ArmRollups = (trx: Kysely<any>, websiteId: string, accountId: string) => Promise<boolean>;
@@ -99,7 +124,8 @@ function dimensionsOf(hit: Hit) {
  * state). Per website, a transaction-scoped lock (`dialect.lockKey`, taken in website-id order so
  * two flushing processes never deadlock) serialises flushes of that website, and the open visits of
  * the batch's visitors are read in one query, so two processes cannot split a visit.
- * Statements per flush: per website 1 lock + ⌈visitors/500⌉ reads; then ⌈hits/500⌉ + ⌈visits/500⌉ writes.
+ * Statements per flush: per website 1 lock + ⌈visitors/500⌉ reads + the roll-up arm; then the
+ * events and the visits through `dialect.insertRows` (PostgreSQL: one `unnest` statement each).
  */
 export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[], arm: ArmRollups): Promise<boolean> {
   if (hits.length === 0) return false;
@@ -162,24 +188,13 @@ export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[
       // In the same transaction as the events, so no tick can end between them and the check.
       if (await arm(trx, websiteId, batch[0].accountId)) armed = true;
     }
-    for (const rows of chunks(events)) await trx.insertInto('analytics_events').values(rows).execute();
-    // New visits are inserted, continued ones take their new state: one statement for both, the
-    // same on SQLite and PostgreSQL. Each visit appears once (PostgreSQL refuses a row touched twice).
-    for (const rows of chunks(touched)) {
-      await trx
-        .insertInto('analytics_sessions')
-        .values(rows as never)
-        .onConflict((oc) =>
-          oc.columns(['website_id', 'id']).doUpdateSet((eb) => ({
-            end_time: eb.ref('excluded.end_time'),
-            pageviews: eb.ref('excluded.pageviews'),
-            events: eb.ref('excluded.events'),
-            entry_page: eb.ref('excluded.entry_page'),
-            exit_page: eb.ref('excluded.exit_page'),
-          })),
-        )
-        .execute();
-    }
+    await dialect.insertRows(trx, 'analytics_events', EVENT_COLUMNS, events);
+    // New visits are inserted, continued ones take their new state: one upsert for both. Each
+    // visit appears once (PostgreSQL refuses a row touched twice by one statement).
+    await dialect.insertRows(trx, 'analytics_sessions', VISIT_COLUMNS, touched as unknown as Record<string, unknown>[], {
+      key: ['website_id', 'id'],
+      update: ['end_time', 'pageviews', 'events', 'entry_page', 'exit_page'],
+    });
     return armed;
   });
 }

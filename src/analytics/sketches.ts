@@ -18,6 +18,8 @@ export const EXACT_LIMIT = REGISTERS / 8;
 /** Documented relative standard error of a count from a dense sketch. */
 export const SKETCH_RELATIVE_ERROR = Math.round((1.04 / Math.sqrt(REGISTERS)) * 10_000) / 10_000;
 const ALPHA = 0.7213 / (1 + 1.079 / REGISTERS);
+/** 2^-rank for every rank a register can hold (at most 42), read by `count` instead of a power per register. */
+const INVERSE_POWERS = Float64Array.from({ length: 64 }, (_, rank) => 2 ** -rank);
 const EXACT = 1;
 const DENSE = 2;
 
@@ -52,7 +54,7 @@ export class VisitorSketch {
     let sum = 0;
     let zeros = 0;
     for (let i = 0; i < REGISTERS; i++) {
-      sum += 2 ** -registers[i];
+      sum += INVERSE_POWERS[registers[i]];
       if (registers[i] === 0) zeros++;
     }
     const raw = (ALPHA * REGISTERS * REGISTERS) / sum;

@@ -197,6 +197,16 @@ describe('POST /_site/event', () => {
     await settled();
   });
 
+  it('a path with quotes, backslashes, braces, commas and NULL-looking text is stored exactly as decoded (bulk insert arrays)', async () => {
+    const path = `${uniquePath('/odd')}/"a",{b}\\c NULL,'d'`;
+    const res = await sendRaw({ events: [{ name: 'pageview', url: `http://${host}${encodeURI(path)}` }] });
+    expect(res.statusCode).toBe(202);
+    const [event] = await storedEvents(path, 1);
+    expect(event.path).toBe(path);
+    const [visit] = await visitsOf(event.visitor_id);
+    expect(visit.entry_page).toBe(path);
+  });
+
   it('a referrer on the same site is no source', async () => {
     const path = uniquePath();
     expect((await pageview(path, { referrer: `http://${host}/elsewhere` })).statusCode).toBe(202);

@@ -115,7 +115,36 @@ export interface SqlDialect {
    * `SEARCH_CANDIDATES` newest matches of the view, so a word in every document costs a bounded walk.
    */
   fullTextSearch(query: FullTextQuery): RawBuilder<FullTextHit>;
+  /**
+   * Inserts many rows of one table (optionally upserting on `conflict`: key columns, and the columns
+   * that take the new row's values), for high-volume writes such as the analytics flush. SQLite:
+   * multi-row VALUES statements (in-process, cheap to parse). PostgreSQL: one statement whose
+   * columns arrive as `unnest` arrays — a few parameters instead of one per cell, so neither Kysely's
+   * compile nor the server's parse and plan grows with the rows (measured in docs/performance.md).
+   */
+  insertRows(trx: Kysely<any>, table: string, columns: readonly BulkColumn[], rows: ReadonlyArray<Record<string, unknown>>, conflict?: BulkConflict): Promise<void>;
 }
+
+/** A column of `insertRows`, with its SQL type (PostgreSQL casts each column's array to it). */
+export interface BulkColumn {
+  name: string;
+  type: 'text' | 'bigint' | 'integer';
+}
+export interface BulkConflict {
+  key: readonly string[];
+  update: readonly string[];
+}
+
+/** Largest parameter count of one SQLite statement, and rows per multi-row statement at most. */
+const SQLITE_MAX_PARAMETERS = 32_766;
+const SQLITE_MAX_ROWS_PER_STATEMENT = 500;
+/** Rows per PostgreSQL `unnest` statement: bounds one statement's arrays in memory. */
+const POSTGRES_ROWS_PER_STATEMENT = 5_000;
+
+const conflictClause = (conflict: BulkConflict | undefined) =>
+  conflict
+    ? sql` on conflict (${sql.join(conflict.key.map((c) => sql.ref(c)))}) do update set ${sql.join(conflict.update.map((c) => sql`${sql.ref(c)} = excluded.${sql.ref(c)}`))}`
+    : sql``;
 
 /** Marks around a match in `FullTextHit.title_marked` / `snippet_marked` (control characters no stored text holds). */
 export const SEARCH_MARK_START = '\u0002';
@@ -222,6 +251,13 @@ export function escapeLike(text: string): string {
 
 const sqliteDialect: SqlDialect = {
   name: 'sqlite',
+  async insertRows(trx, table, columns, rows, conflict) {
+    const perStatement = Math.min(SQLITE_MAX_ROWS_PER_STATEMENT, Math.floor(SQLITE_MAX_PARAMETERS / columns.length));
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const tuples = rows.slice(i, i + perStatement).map((row) => sql`(${sql.join(columns.map((c) => row[c.name] ?? null))})`);
+      await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) values ${sql.join(tuples)}${conflictClause(conflict)}`.execute(trx);
+    }
+  },
   bool: (v) => (v ? 1 : 0),
   json: (v) => JSON.stringify(v),
   readJson: (v) => (v == null ? v : typeof v === 'string' ? JSON.parse(v) : v) as never,
@@ -301,6 +337,13 @@ const sqliteDialect: SqlDialect = {
 
 const postgresDialect: SqlDialect = {
   name: 'postgres',
+  async insertRows(trx, table, columns, rows, conflict) {
+    for (let i = 0; i < rows.length; i += POSTGRES_ROWS_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + POSTGRES_ROWS_PER_STATEMENT);
+      const arrays = columns.map((c) => sql`${chunk.map((row) => row[c.name] ?? null)}::${sql.raw(c.type)}[]`);
+      await sql`insert into ${sql.table(table)} (${sql.join(columns.map((c) => sql.ref(c.name)))}) select * from unnest(${sql.join(arrays)})${conflictClause(conflict)}`.execute(trx);
+    }
+  },
   bool: (v) => v,
   json: (v) => JSON.stringify(v),
   readJson: (v) => (typeof v === 'string' ? JSON.parse(v) : v) as never,
