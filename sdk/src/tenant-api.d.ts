@@ -1415,7 +1415,7 @@ export interface paths {
         put?: never;
         /**
          * Query visitor metrics
-         * @description Answers metrics of a date range in the website’s time zone (local midnights; a 23- or 25-hour DST day is one day), as totals, a time series (`interval`) or a breakdown by one dimension (`dimensions`), narrowed by `filters` (AND-ed) and optionally compared with another period. Hours rolled up are read from hourly roll-ups, recent hours from raw events. `approximate` says whether a visitors count came from merged sketches. Unknown or inconsistent fields are INVALID_ARGUMENT naming the field; FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when filters and a breakdown over different dimensions reach before the raw events kept. Reads only.
+         * @description Answers metrics of a date range in the website’s time zone (local midnights; a 23- or 25-hour DST day is one day), as totals, a time series (`interval`) or a breakdown by one dimension (`dimensions`), narrowed by `filters` (AND-ed) and optionally compared with another period. Rolled-up time is read from daily roll-ups (whole local days) and hourly roll-ups, recent hours from raw events. `approximate` says whether a visitors count came from merged sketches. Unknown or inconsistent fields are INVALID_ARGUMENT naming the field; FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when filters and a breakdown over different dimensions reach before the raw events kept. Reads only.
          *
          *     Requires READ on section `website.analytics`.
          */
