@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import { openDatabase } from '../src/platform/db/database.js';
 import { rollUpDays, rollUpHours } from '../src/analytics/rollups.js';
-import { apiClient, TENANT } from './api.js';
+import { apiClient, TENANT, waitForOperation } from './api.js';
 import type { LoadResult } from './load.js';
 import type { CaseRow } from './report.js';
 import type { BenchSuite, SuiteContext } from './suites.js';
@@ -73,11 +73,7 @@ export const analyticsQuerySuite: BenchSuite = {
   ],
   async run(ctx) {
     const api = apiClient(ctx.base, ctx.token);
-    for (let i = 0; i < 600; i++) {
-      const op = await api.call('GET', `${TENANT}/${ctx.user.operation}`);
-      if (op.body?.done) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForOperation(api, ctx.user.operation);
     const websiteId = ctx.user.websiteId;
     const seedRow: CaseRow = { id: 'analytics-seed', label: `seed ${EVENTS} events set-based, then roll up every hour with rollUpHours`, connections: 1, notes: [] };
     const yearRow: CaseRow = { id: 'analytics-12mo-day', label: ':query 12mo by day (visitors, pageviews, visits, bounce_rate)', connections: 1, target: { kind: 'p99', maxMs: 200 }, notes: [] };

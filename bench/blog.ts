@@ -8,11 +8,10 @@
  *     Operations with the server's in-process worker running; the lag is the post's `update_time`
  *     (set by the publish) minus its `publish_time`. Target p99 < 2 s.
  */
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { apiClient, TENANT } from './api.js';
+import { apiClient, TENANT, waitForOperation } from './api.js';
 import type { LoadResult } from './load.js';
 import type { CaseRow } from './report.js';
+import { runSeedStatements } from './seed.js';
 import type { BenchSuite, SuiteContext } from './suites.js';
 
 const POSTS = 100_000;
@@ -38,44 +37,7 @@ async function seedPosts(ctx: SuiteContext): Promise<void> {
      SELECT @website, '${SMALL}', 'bench-post-' || ${pad}, ${n} FROM ${series} WHERE ${n} % 1000 = 0`,
   ];
   const values = { account: ctx.user.accountId, website: ctx.user.websiteId, base, count: POSTS };
-  if (ctx.dialect === 'sqlite') {
-    const db = new SQLite(ctx.sqliteFile);
-    try {
-      db.pragma('busy_timeout = 30000');
-      const withSeq = (body: string) =>
-        body.includes('FROM seq') ? `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < @count) ${body}` : body;
-      db.transaction(() => {
-        for (const statement of statements('seq', 'n', "printf('%07d', n)")) {
-          const sql = withSeq(statement);
-          const used = Object.fromEntries(Object.entries(values).filter(([k]) => sql.includes(`@${k}`)));
-          db.prepare(sql).run(used);
-        }
-      })();
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: ctx.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    for (const statement of statements('generate_series(1, @count::int) AS n', 'n::bigint', "lpad(n::text, 7, '0')")) {
-      const order: unknown[] = [];
-      const text = statement
-        .replace(/@base/g, '@base::bigint')
-        .replace(/'(\[[^']*\])'/g, "'$1'::jsonb")
-        .replace(/@([a-z]+)/g, (_, key: string) => {
-          order.push(values[key as keyof typeof values]);
-          return `$${order.length}`;
-        });
-      await client.query(text, order);
-    }
-    await client.query('COMMIT');
-    await client.query('VACUUM (ANALYZE) blog_posts, blog_post_categories, blog_categories');
-  } finally {
-    await client.end();
-  }
+  await runSeedStatements(ctx, statements, values, ['blog_posts', 'blog_post_categories', 'blog_categories']);
 }
 
 /** Schedules `count` posts over the next seconds (HTTP), waits until all went live, answers their lags. */
@@ -133,11 +95,7 @@ export const blogSuite: BenchSuite = {
   ],
   async run(ctx) {
     const api = apiClient(ctx.base, ctx.token);
-    for (let i = 0; i < 600; i++) {
-      const op = await api.call('GET', `${TENANT}/${ctx.user.operation}`);
-      if (op.body?.done) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForOperation(api, ctx.user.operation);
     ctx.log(`${ctx.dialect}: blog: seeding ${POSTS} posts …`);
     await seedPosts(ctx);
     await ctx.restart();

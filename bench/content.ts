@@ -5,7 +5,7 @@
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { apiClient, TENANT } from './api.js';
+import { apiClient, TENANT, waitForOperation } from './api.js';
 import { hammer, type LoadResult } from './load.js';
 import type { CaseRow } from './report.js';
 import type { BenchSuite, SuiteContext } from './suites.js';
@@ -106,11 +106,7 @@ export const contentSuite: BenchSuite = {
     const pages = 100_000;
     const api = apiClient(ctx.base, ctx.token);
     // Provisioning (default view, home page) must have finished.
-    for (let i = 0; i < 600; i++) {
-      const op = await api.call('GET', `${TENANT}/${ctx.user.operation}`);
-      if (op.body?.done) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForOperation(api, ctx.user.operation);
     const views = await api.call('GET', `${TENANT}/websites/${ctx.user.websiteId}/views?filter=${encodeURIComponent('is_default = true')}`);
     const viewId = views.body?.views?.[0]?.id as string | undefined;
     if (!viewId) throw new Error(`no default view: ${views.status} ${views.text.slice(0, 300)}`);

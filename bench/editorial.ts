@@ -10,7 +10,7 @@
  */
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { apiClient, TENANT } from './api.js';
+import { apiClient, TENANT, waitForOperation } from './api.js';
 import type { LoadResult } from './load.js';
 import type { CaseRow } from './report.js';
 import type { BenchSuite, SuiteContext } from './suites.js';
@@ -68,11 +68,7 @@ export const editorialSuite: BenchSuite = {
   ],
   async run(ctx) {
     const api = apiClient(ctx.base, ctx.token);
-    for (let i = 0; i < 600; i++) {
-      const op = await api.call('GET', `${TENANT}/${ctx.user.operation}`);
-      if (op.body?.done) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForOperation(api, ctx.user.operation);
     const site = `${TENANT}/websites/${ctx.user.websiteId}`;
     const plan = await api.call('PATCH', `${site}/editorial_plan`, {
       slots: DAYS.flatMap((weekday) => ['09:00', '13:00', '17:00'].map((time) => ({ weekday, time }))),

@@ -9,11 +9,10 @@
  *     Target p99 < 50 ms for each.
  */
 import { request } from 'node:http';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
-import { apiClient, TENANT } from './api.js';
+import { apiClient, TENANT, waitForOperation } from './api.js';
 import type { LoadResult } from './load.js';
 import type { CaseRow } from './report.js';
+import { runSeedStatements } from './seed.js';
 import type { BenchSuite, SuiteContext } from './suites.js';
 
 const POSTS = 95_000;
@@ -31,7 +30,7 @@ function statements(series: string, n: string, pad: string): string[] {
      FROM ${series} WHERE ${n} <= ${POSTS}`,
     `INSERT INTO cms_pages (id, account_id, website_id, title, url_key, is_active, content_heading, content, meta_title, meta_description,
                            meta_keywords, meta_robots, visible_view_ids, revision, create_time, update_time)
-     SELECT 'bench-sp-' || ${pad}, @account, @website, 'Page ' || ${n}, 'bench-sp-page-' || ${n}, @active, NULL, ${body}, NULL, NULL, NULL, 'INDEX_FOLLOW', '[]', 1,
+     SELECT 'bench-sp-' || ${pad}, @account, @website, 'Page ' || ${n}, 'bench-sp-page-' || ${n}, TRUE, NULL, ${body}, NULL, NULL, NULL, 'INDEX_FOLLOW', '[]', 1,
             @base + ${n} * 1000, @base + ${n} * 1000
      FROM ${series} WHERE ${n} > ${POSTS}`,
     // Seeding is not the incremental path measured here: the sources the triggers queued are dropped, the reindex indexes them.
@@ -40,43 +39,8 @@ function statements(series: string, n: string, pad: string): string[] {
 }
 
 async function seed(ctx: SuiteContext): Promise<void> {
-  const values = { account: ctx.user.accountId, website: ctx.user.websiteId, base: Date.UTC(2020, 0, 1), count: POSTS + PAGES, active: 1 };
-  if (ctx.dialect === 'sqlite') {
-    const db = new SQLite(ctx.sqliteFile);
-    try {
-      db.pragma('busy_timeout = 30000');
-      db.transaction(() => {
-        for (const statement of statements('seq', 'n', "printf('%07d', n)")) {
-          const text = statement.includes('FROM seq') ? `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < @count) ${statement}` : statement;
-          db.prepare(text).run(Object.fromEntries(Object.entries(values).filter(([k]) => text.includes(`@${k}`))));
-        }
-      })();
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: ctx.databaseUrl });
-  await client.connect();
-  try {
-    await client.query('BEGIN');
-    for (const statement of statements('generate_series(1, @count::int) AS n', 'n::bigint', "lpad(n::text, 7, '0')")) {
-      const order: unknown[] = [];
-      const text = statement
-        .replace(/@base/g, '@base::bigint')
-        .replace(/@active/g, 'true')
-        .replace(/'(\[[^']*\])'/g, "'$1'::jsonb")
-        .replace(/@([a-z]+)/g, (_, key: string) => {
-          order.push(values[key as keyof typeof values]);
-          return `$${order.length}`;
-        });
-      await client.query(text, order);
-    }
-    await client.query('COMMIT');
-    await client.query('VACUUM (ANALYZE) blog_posts, cms_pages');
-  } finally {
-    await client.end();
-  }
+  const values = { account: ctx.user.accountId, website: ctx.user.websiteId, base: Date.UTC(2020, 0, 1), count: POSTS + PAGES };
+  await runSeedStatements(ctx, statements, values, ['blog_posts', 'cms_pages']);
 }
 
 /** GET on loopback with the site's Host; answers the status and the milliseconds it took. */
@@ -118,11 +82,7 @@ export const searchSuite: BenchSuite = {
   ],
   async run(ctx) {
     const api = apiClient(ctx.base, ctx.token);
-    for (let i = 0; i < 600; i++) {
-      const op = await api.call('GET', `${TENANT}/${ctx.user.operation}`);
-      if (op.body?.done) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForOperation(api, ctx.user.operation);
     ctx.log(`${ctx.dialect}: search: seeding ${POSTS + PAGES} pages and posts …`);
     await seed(ctx);
     await ctx.restart();

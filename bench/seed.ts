@@ -103,3 +103,61 @@ export async function countProjects(dialect: 'sqlite' | 'postgres', where: strin
     await client.end();
   }
 }
+
+/**
+ * How set-based seed statements name their numbers, per dialect: `series` is the FROM item, `n` the
+ * row number and `pad` its zero-padded text (ids sort like n).
+ */
+export type SeedStatements = (series: string, n: string, pad: string) => string[];
+
+/**
+ * Runs set-based seed statements in one transaction straight on the server's database: SQLite through
+ * a recursive CTE `seq` (prepended to statements reading `FROM seq`), PostgreSQL through
+ * `generate_series`. `@name` placeholders take `values` (bigint for `@base`; `'[…]'` literals become
+ * jsonb on PostgreSQL); `vacuum` lists the tables PostgreSQL analyzes afterwards.
+ */
+export async function runSeedStatements(
+  target: { dialect: 'sqlite' | 'postgres'; sqliteFile: string; databaseUrl?: string },
+  statements: SeedStatements,
+  values: Record<string, string | number>,
+  vacuum: readonly string[],
+): Promise<void> {
+  if (target.dialect === 'sqlite') {
+    const db = new SQLite(target.sqliteFile);
+    try {
+      db.pragma('busy_timeout = 30000');
+      db.transaction(() => {
+        for (const statement of statements('seq', 'n', "printf('%07d', n)")) {
+          const text = statement.includes('FROM seq') ? `WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < @count) ${statement}` : statement;
+          db.prepare(text).run(Object.fromEntries(Object.entries(values).filter(([k]) => text.includes(`@${k}`))));
+        }
+      })();
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: target.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    for (const statement of statements('generate_series(1, @count::int) AS n', 'n::bigint', "lpad(n::text, 7, '0')")) {
+      const order: unknown[] = [];
+      const text = statement
+        .replace(/@base/g, '@base::bigint')
+        .replace(/'(\[[^']*\])'/g, "'$1'::jsonb")
+        .replace(/@([a-z]+)/g, (_, key: string) => {
+          order.push(values[key]);
+          return `$${order.length}`;
+        });
+      await client.query(text, order);
+    }
+    await client.query('COMMIT');
+    await client.query(`VACUUM (ANALYZE) ${vacuum.join(', ')}`);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
