@@ -60,6 +60,18 @@ export interface HourRow {
   sketchBytes?: Uint8Array;
 }
 
+/** The additive counters of a roll-up row or cell. */
+export type Counters = Pick<HourRow, 'visits' | 'pageviews' | 'bounces' | 'duration_sum' | 'events'>;
+
+/** Adds `from`'s counters to `into` (rows merged into a day, a bucket or the totals). */
+export function addCounters(into: Counters, from: Counters): void {
+  into.visits += from.visits;
+  into.pageviews += from.pageviews;
+  into.bounces += from.bounces;
+  into.duration_sum += from.duration_sum;
+  into.events += from.events;
+}
+
 const hourOf = (column: string) => sql<number>`(${sql.ref(column)} - ${sql.ref(column)} % ${sql.lit(HOUR_MS)})`;
 
 /** A filter as SQL over raw rows: visit dimensions on the visit (`s`), event dimensions on an event (`alias`). */

@@ -3,6 +3,7 @@ import { DateTime } from 'luxon';
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import {
+  addCounters,
   DIMENSIONS,
   eventCount,
   loadRollupState,
@@ -219,11 +220,7 @@ function newCell(limit: number, expected = 0): Cell {
 }
 
 function addRow(cell: Cell, row: HourRow): void {
-  cell.visits += row.visits;
-  cell.pageviews += row.pageviews;
-  cell.bounces += row.bounces;
-  cell.duration_sum += row.duration_sum;
-  cell.events += row.events;
+  addCounters(cell, row);
   cell.rows += 1;
   cell.hourVisitors = row.visitors;
   cell.hourVisitorsApproximate = row.approximateVisitors === true;
@@ -232,11 +229,7 @@ function addRow(cell: Cell, row: HourRow): void {
 }
 
 function addCell(into: Cell, cell: Cell): void {
-  into.visits += cell.visits;
-  into.pageviews += cell.pageviews;
-  into.bounces += cell.bounces;
-  into.duration_sum += cell.duration_sum;
-  into.events += cell.events;
+  addCounters(into, cell);
   if (cell.rows === 1) {
     into.hourVisitors = cell.hourVisitors;
     into.hourVisitorsApproximate = cell.hourVisitorsApproximate;

@@ -4,6 +4,7 @@ import type { AreaDeps } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import {
+  addCounters,
   firstEventTime,
   firstRolledUpHour,
   hasRawRows,
@@ -135,11 +136,7 @@ function mergeIntoDays(hourly: Array<{ dimension: string; row: HourRow }>, edges
     let day = days.get(key);
     if (!day) days.set(key, (day = { dimension, row: { hour: edges[d], value: row.value, visitors: 0, visits: 0, pageviews: 0, bounces: 0, duration_sum: 0, events: 0, sketch: new VisitorSketch() } }));
     const into = day.row;
-    into.visits += row.visits;
-    into.pageviews += row.pageviews;
-    into.bounces += row.bounces;
-    into.duration_sum += row.duration_sum;
-    into.events += row.events;
+    addCounters(into, row);
     into.sketch!.mergeBytes(row.sketchBytes!);
   }
   const out = [...days.values()];
