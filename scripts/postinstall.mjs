@@ -1,0 +1,67 @@
+// Runs at the end of `npm ci` / `npm install`, on the project's own Node (the pinned `node` package;
+// npm puts node_modules/.bin first on PATH for scripts). A machine whose npm runs on an older Node
+// compiled the native addons for that Node; this rebuilds them against the project's runtime and its
+// headers (shipped in the node package), so nothing has to be downloaded. Plain Node, no dependencies.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+const wanted = readWantedVersion();
+
+if (wanted && process.version !== `v${wanted}`) {
+  console.error(
+    `postinstall: running on Node ${process.version}, expected the project's own v${wanted} ` +
+      `(node_modules/.bin/node); install Node ${wanted} or run npm scripts through npm.`,
+  );
+  process.exit(1);
+}
+
+/** Addons built by node-gyp against a specific Node ABI (N-API addons like sharp and argon2 need nothing). */
+const abiAddons = ['better-sqlite3'];
+
+for (const name of abiAddons) {
+  if (loads(name)) continue;
+  const headers = nodeHeadersDir();
+  console.log(`postinstall: rebuilding ${name} for Node ${process.version}${headers ? ` (headers: ${headers})` : ''}`);
+  const env = { ...process.env };
+  if (headers) env.npm_config_nodedir = headers;
+  const result = spawnSync('npm', ['rebuild', name, '--foreground-scripts'], { cwd: root, env, stdio: 'inherit' });
+  if (result.status !== 0 || !loads(name)) {
+    console.error(`postinstall: ${name} does not load on Node ${process.version} after a rebuild`);
+    process.exit(1);
+  }
+}
+
+function loads(name) {
+  const probe = spawnSync(process.execPath, ['-e', `require(${JSON.stringify(name)})(':memory:').close()`], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  return probe.status === 0;
+}
+
+/** The include/ tree of the node-<platform>-<arch> package that `node` installed, when present. */
+function nodeHeadersDir() {
+  try {
+    const nodePkg = dirname(require.resolve('node/package.json'));
+    const arch = `node-${process.platform}-${process.arch}`;
+    for (const base of [join(nodePkg, 'node_modules', arch), join(root, 'node_modules', arch)]) {
+      if (existsSync(join(base, 'include', 'node', 'node.h'))) return base;
+    }
+  } catch {
+    // No node package: build against whatever npm is configured with.
+  }
+  return undefined;
+}
+
+function readWantedVersion() {
+  try {
+    return require('./package.json').dependencies?.node;
+  } catch {
+    return undefined;
+  }
+}
