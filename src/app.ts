@@ -28,7 +28,7 @@ import { installInputGuard } from './platform/http/input-guard.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { applyRateLimit, createRateLimiter } from './platform/http/rate-limit.js';
 import { requestIdOf } from './platform/http/request-id.js';
-import { createRouteContextFactory } from './platform/http/route-context.js';
+import { createRouteContextFactory, requireCheckedFirst } from './platform/http/route-context.js';
 import { buildSerializerFactory } from './platform/http/serialization.js';
 import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
@@ -247,6 +247,8 @@ export async function buildApp(opts: {
   const tenantLimiter = createRateLimiter({ limit: config.tenantRateLimit, windowMs: 60_000, algorithm: 'token-bucket' });
 
   await app.register(async (tenant) => {
+    // Every route that needs credentials checks them, and the caller's reach of the path, before its body.
+    tenant.addHook('onRoute', requireCheckedFirst);
     // Counted before the body is read, so a client over its limit costs no parsing.
     tenant.addHook('onRequest', async (request, reply) => {
       if (config.tenantRateLimit === 0) return;

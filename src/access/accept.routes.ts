@@ -5,6 +5,7 @@ import { tokenHash } from '../platform/crypto.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, PermissionDenied } from '../platform/errors.js';
 import type { SurfaceDeps } from '../platform/area.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
+import { checkedFirst } from '../platform/http/route-context.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
 import {
@@ -72,6 +73,8 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
         ...errorResponses({ authenticated: true, roles: true, notFound: true, conflict: true }),
       },
     }),
+    // Credentials are optional here, but ones sent must be valid before the body counts.
+    ...checkedFirst(async (request) => request.headers.authorization && deps.context.authenticated(request)),
     handler: async (request) => {
       const now = Date.now();
       const body = request.body as { token: string; password?: string; display_name?: string };

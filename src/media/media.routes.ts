@@ -9,6 +9,7 @@ import type { SurfaceDeps } from '../platform/area.js';
 import { ApiError, InvalidArgument } from '../platform/errors.js';
 import { refuseUnstorableText } from '../platform/http/input-guard.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
+import { checkedFirst } from '../platform/http/route-context.js';
 import { errorResponses, ETAG_HEADER, LOCATION_HEADER } from '../platform/http/openapi-shapes.js';
 import { createValidatorCompiler } from '../platform/http/validation.js';
 import { sendResource } from '../platform/resource/routes.js';
@@ -134,6 +135,7 @@ export async function registerMediaUploadRoute(
         },
       }),
       config: { right: decl.rights.write },
+      ...checkedFirst((request) => deps.context(request, template, decl.rights.write)),
       handler: async (request, reply) => {
         const ctx = await deps.context(request, template, decl.rights.write);
         const { file, fields } = await receive(request, tempDir, deps.maxUploadBytes);

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { read, write } from '../platform/auth/rights.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
-import type { RouteContextFactory } from '../platform/http/route-context.js';
+import { checkedFirst, type RouteContextFactory } from '../platform/http/route-context.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import { routePath } from '../platform/resource/paths.js';
 
@@ -29,6 +29,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: { prefix: st
       response: { 200: new Reply('The Operation.', operationSchema), ...errorResponses({ authenticated: true, roles: true, notFound: true }) },
     }),
     config: { right: read('website') },
+    ...checkedFirst((request) => deps.context(request, ITEM, read('website'))),
     handler: async (request) => {
       const ctx = await deps.context(request, ITEM, read('website'));
       const { operation_id } = request.params as { operation_id: string };
@@ -46,6 +47,7 @@ export function registerOperationRoutes(app: FastifyInstance, deps: { prefix: st
       response: { 200: new Reply('The Operation, still running until the worker reaches a checkpoint.', operationSchema), ...errorResponses({ authenticated: true, roles: true, notFound: true }) },
     }),
     config: { right: write('website') },
+    ...checkedFirst((request) => deps.context(request, ITEM, write('website'))),
     handler: async (request) => {
       const ctx = await deps.context(request, ITEM, write('website'));
       const { operation_id } = request.params as { operation_id: string };

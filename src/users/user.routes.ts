@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import type { RouteContextFactory } from '../platform/http/route-context.js';
+import { checkedFirst, type RouteContextFactory } from '../platform/http/route-context.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { PASSWORD_RESET_LIFETIME_MS, RESET_WINDOW_MS, RESETS_PER_ADDRESS, RESETS_PER_EMAIL, type UserService } from './user.service.js';
@@ -67,6 +67,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { prefix: string;
       tags,
       response: { 200: new Reply('A fresh token.', TokenAnswer), ...errorResponses({ authenticated: true }) },
     }),
+    ...checkedFirst(deps.context.authenticated),
     handler: async (request) => {
       const ctx = await deps.context.authenticated(request);
       return deps.users.refresh(ctx);
@@ -81,6 +82,7 @@ export function registerUserRoutes(app: FastifyInstance, deps: { prefix: string;
       tags,
       response: { 200: new Reply('Every earlier token is revoked.', Empty), ...errorResponses({ authenticated: true }) },
     }),
+    ...checkedFirst(deps.context.authenticated),
     handler: async (request) => {
       const ctx = await deps.context.authenticated(request);
       await deps.users.signOutEverywhere(ctx.caller.userId);

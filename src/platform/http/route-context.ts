@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import type { AccessRoot, AccessService } from '../auth/access.js';
 import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
@@ -32,6 +32,15 @@ export function createRouteContextFactory(deps: {
   access: AccessService;
   roots: Record<string, AccessRoot>;
 }): RouteContextFactory {
+  // A request is checked once: the route's onRequest hook (checkedFirst) runs the check before the
+  // body is parsed or validated, and the handler's own call gets that same answer.
+  const checked = new WeakMap<FastifyRequest, Promise<RequestContext>>();
+  const once = <A extends unknown[]>(check: (request: FastifyRequest, ...args: A) => Promise<RequestContext>) =>
+    (request: FastifyRequest, ...args: A): Promise<RequestContext> => {
+      let answer = checked.get(request);
+      if (!answer) checked.set(request, (answer = check(request, ...args)));
+      return answer;
+    };
   const caller = async (request: FastifyRequest): Promise<RequestContext> => {
     const now = Date.now();
     const who = await deps.tokens.authenticate(request.headers.authorization, now);
@@ -66,5 +75,31 @@ export function createRouteContextFactory(deps: {
     }
     return ctx;
   };
-  return Object.assign(factory, { authenticated: caller, own });
+  return Object.assign(once(factory), { authenticated: once(caller), own: once(own) });
+}
+
+/**
+ * Route options that run a route's credentials and path check as the request arrives, before its
+ * body is read, parsed or validated (SPEC 5.3): 401, then 404/403 for the path, then 400 for the
+ * body, whatever the body holds. `check` is the route's own context call (memoised per request).
+ */
+export function checkedFirst(check: (request: FastifyRequest) => Promise<unknown>): { onRequest: onRequestAsyncHookHandler<any, any, any, any, any, any, any, any> } {
+  return {
+    onRequest: async (request: FastifyRequest) => {
+      await check(request);
+    },
+  };
+}
+
+/**
+ * An `onRoute` hook for a surface whose routes need credentials: a documented route that does not
+ * say `security: []` (public) must check them first (checkedFirst); one that forgets fails at start.
+ */
+export function requireCheckedFirst(route: RouteOptions): void {
+  const schema = route.schema as { hide?: boolean; security?: unknown[]; operationId?: string } | undefined;
+  if (!schema?.operationId || schema.hide) return;
+  if (Array.isArray(schema.security) && schema.security.length === 0) return;
+  if (!route.onRequest || (Array.isArray(route.onRequest) && route.onRequest.length === 0)) {
+    throw new Error(`${[route.method].flat().join(',')} ${route.url} needs credentials but checks them after its body: give it checkedFirst(...)`);
+  }
 }

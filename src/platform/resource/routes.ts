@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
-import type { RouteContextFactory } from '../http/route-context.js';
+import { checkedFirst, type RouteContextFactory } from '../http/route-context.js';
 import { Reply, routeSchema } from '../http/components.js';
 import { errorResponses, ETAG_HEADER, LOCATION_HEADER, OPERATION_SCHEMA, pascal } from '../http/openapi-shapes.js';
 import { MAX_PAGE_SIZE, MAX_SKIP_WINDOW } from '../query/list-params.js';
@@ -137,6 +137,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         response: { 200: new Reply(`A page of ${decl.collection}.`, listSchema(decl, plural)), ...errors(false) },
       }),
       config: { right: decl.rights.read },
+      ...checkedFirst((request) => context(request, decl.collectionPath, decl.rights.read)),
       handler: async (request) => {
         const ctx = await context(request, decl.collectionPath, decl.rights.read);
         const result = await service.list(ctx, request.params as Record<string, string>, request.query as Record<string, string>);
@@ -178,6 +179,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         },
       }),
       config: { right: decl.rights.write },
+      ...checkedFirst((request) => context(request, decl.collectionPath, decl.rights.write)),
       handler: async (request, reply) => {
         const ctx = await context(request, decl.collectionPath, decl.rights.write);
         const query = request.query as { id?: string; request_id?: string; validate_only?: boolean };
@@ -210,6 +212,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         },
       }),
       config: { right: decl.rights.read },
+      ...checkedFirst((request) => context(request, decl.itemPath, decl.rights.read)),
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.read);
         const found = await service.get(ctx, request.params as Record<string, string>);
@@ -250,6 +253,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         },
       }),
       config: { right: decl.rights.write },
+      ...checkedFirst((request) => context(request, decl.itemPath, decl.rights.write)),
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.write);
         const query = request.query as { update_mask?: string; validate_only?: boolean; allow_missing?: boolean };
@@ -287,6 +291,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         response: { 204: new Reply('Deleted.'), ...errors(true) },
       }),
       config: { right: decl.rights.write },
+      ...checkedFirst((request) => context(request, decl.itemPath, decl.rights.write)),
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.write);
         const query = (request.query ?? {}) as { force?: boolean; etag?: string };
@@ -354,6 +359,7 @@ function registerCustomMethod(
       response: { 200: answer, ...shared.errors(method.access === 'write') },
     }),
     config: { right },
+    ...checkedFirst((request) => shared.context(request, template, right)),
     handler: async (request, reply) => {
       const ctx = await shared.context(request, template, right);
       const pathParams = request.params as Record<string, string>;
