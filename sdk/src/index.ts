@@ -1,21 +1,29 @@
 /**
  * TypeScript SDK of the Tenant and Sign-up APIs: openapi-fetch clients typed by the types
  * generated from the committed OpenAPI (./tenant-api.d.ts, ./site-api.d.ts; never edited by hand),
- * plus what every client otherwise writes by hand: retries on 429/503 honouring Retry-After,
- * errors as typed exceptions, a page-token iterator, Operation polling with backoff, and the
- * If-Match read-modify-write loop.
+ * plus what every client otherwise writes by hand: signing in (with token refresh), errors as
+ * typed exceptions, retries on 429/503 honouring Retry-After, a page-token iterator, "my websites",
+ * Operation polling with backoff, and the If-Match read-modify-write loop.
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { components, paths as TenantPaths } from './tenant-api.js';
-import type { paths as SitePaths } from './site-api.js';
+import type { components as SiteComponents, paths as SitePaths } from './site-api.js';
 
 export type { TenantPaths, SitePaths };
 export type Schemas = components['schemas'];
+/** Schemas of the sign-up surface. */
+export type SiteSchemas = SiteComponents['schemas'];
 export type ErrorDetail = Schemas['ErrorDetail'];
+export type FieldViolation = Schemas['FieldViolation'];
+/** The canonical error body every failure answers: `{error: {code, status, message, details}}`. */
+export type ErrorBody = Schemas['ErrorResponse'];
 export type TenantClient = Client<TenantPaths>;
 export type SiteClient = Client<SitePaths>;
 
-/** Any failure answer (or a failed Operation), with what a caller branches on. */
+/**
+ * Any failure answer (or a failed Operation), carrying the canonical error body. `message` is the
+ * server's message (for humans); programs branch on `status` and read `details`.
+ */
 export class ApiError extends Error {
   /** HTTP status of the answer (`error.code`). */
   readonly code: number;
@@ -24,19 +32,56 @@ export class ApiError extends Error {
   readonly details: ErrorDetail[];
   /** The reference id of the server's log entry (the `REQUEST_INFO` detail, else `x-request-id`). */
   readonly requestId: string | undefined;
+  /** The body as received, `{error: {code, status, message, details}}`. */
+  readonly body: ErrorBody;
 
   constructor(error: Schemas['Error'], requestIdHeader?: string | null) {
-    super(`${error.status} (${error.code}): ${error.message}`);
+    super(error.message);
     this.name = 'ApiError';
     this.code = error.code;
     this.status = error.status;
     this.details = error.details ?? [];
+    this.body = { error: { ...error, details: this.details } };
     this.requestId = this.detail('REQUEST_INFO')?.request_id ?? requestIdHeader ?? undefined;
+  }
+
+  /** Whether `err` is an ApiError, and (given) one of these statuses: `if (ApiError.is(e, 'NOT_FOUND')) ...`. */
+  static is(err: unknown, ...statuses: Schemas['Error']['status'][]): err is ApiError {
+    return err instanceof ApiError && (statuses.length === 0 || statuses.includes(err.status));
   }
 
   /** The first detail of a type, typed as that detail. */
   detail<T extends ErrorDetail['type']>(type: T): Extract<ErrorDetail, { type: T }> | undefined {
     return this.details.find((d): d is Extract<ErrorDetail, { type: T }> => d.type === type);
+  }
+
+  /** Every `FIELD_VIOLATION` detail: which field (dotted path, or a parameter or header name) and what is wrong. */
+  get fieldViolations(): FieldViolation[] {
+    return this.details.filter((d): d is FieldViolation => d.type === 'FIELD_VIOLATION');
+  }
+
+  /** What is wrong with one field (its `FIELD_VIOLATION` description), or undefined when it is fine. */
+  violation(field: string): string | undefined {
+    return this.fieldViolations.find((v) => v.field === field)?.description;
+  }
+
+  /** The `PRECONDITION_FAILURE` reason, e.g. `CAPTCHA_FAILED`, `NO_USABLE_CONNECTION`. */
+  get reason(): string | undefined {
+    return this.detail('PRECONDITION_FAILURE')?.reason;
+  }
+
+  /** The current resource an `ABORTED` (stale `If-Match`) carries in its `RESOURCE_INFO` detail. */
+  get currentResource(): Record<string, unknown> | undefined {
+    return this.detail('RESOURCE_INFO')?.resource as Record<string, unknown> | undefined;
+  }
+
+  override toString(): string {
+    return `ApiError ${this.status} (${this.code}): ${this.message}${this.requestId ? ` [${this.requestId}]` : ''}`;
+  }
+
+  /** `JSON.stringify(error)` is the canonical error body. */
+  toJSON(): ErrorBody {
+    return this.body;
   }
 }
 
@@ -99,20 +144,185 @@ const throwErrors: Middleware = {
   },
 };
 
-function configure<P extends {}>(opts: ClientOptions): Client<P> {
+function configure<P extends {}>(opts: ClientOptions, session?: TokenSession): Client<P> {
   const client = createClient<P>({
     baseUrl: opts.baseUrl,
     fetch: retryingFetch(opts),
-    headers: opts.token ? { authorization: `Bearer ${opts.token}` } : {},
+    headers: opts.token && !session ? { authorization: `Bearer ${opts.token}` } : {},
   });
+  if (session) client.use(session.middleware);
   client.use(throwErrors);
   return client;
 }
 
-/** Client of the tenant API (`/tenant-api/v1/...`). */
+/** Client of the tenant API (`/tenant-api/v1/...`), with a fixed token or none; `signIn` gives one that refreshes its token. */
 export const createTenantClient = (opts: ClientOptions): TenantClient => configure<TenantPaths>(opts);
 /** Client of the sign-up surface (`/site-api/v1/...`). */
 export const createSiteClient = (opts: ClientOptions): SiteClient => configure<SitePaths>(opts);
+
+// ---- Signing in ----------------------------------------------------------------------------------
+
+/** A bearer token and when it stops working, as `users:authenticate` answers it. */
+export interface Token {
+  token: string;
+  expireTime: Date;
+}
+
+/** The token a signed-in client sends, renewed through `users:refresh_token` before it expires. */
+export interface Session {
+  /** The token sent now. */
+  readonly token: string;
+  readonly expireTime: Date;
+  /** Trades the current (still valid) token for a fresh one with a full lifetime, in the same session. */
+  refresh(): Promise<Token>;
+}
+
+/** A tenant client that signs its calls with a session's token and refreshes it on its own. */
+export type SignedInClient = TenantClient & { readonly session: Session };
+
+export interface SessionOptions extends Omit<ClientOptions, 'token'> {
+  /**
+   * Refresh the token when less than this is left of its life (default 60 s, at most half the
+   * lifetime). A token that expired anyway (a sleeping laptop) cannot be refreshed: sign in again.
+   */
+  refreshBeforeMs?: number;
+  /** Called with every new token (to keep it, e.g. in a browser's session storage). */
+  onToken?: (token: Token) => void;
+}
+
+const tokenOf = (answer: { token: string; expire_time: string }): Token => ({ token: answer.token, expireTime: new Date(answer.expire_time) });
+
+class TokenSession implements Session {
+  private current: Token;
+  /** The lifetime the server gives tokens, learnt from one it issued to us (unknown for a token handed in). */
+  private lifetimeMs: number | undefined;
+  private refreshing: Promise<Token> | undefined;
+  private readonly bare: TenantClient;
+
+  constructor(
+    private readonly opts: SessionOptions,
+    first: Token,
+    fresh: boolean,
+  ) {
+    this.current = first;
+    if (fresh) this.lifetimeMs = first.expireTime.getTime() - Date.now();
+    // Refresh calls go through a client without this session, so they never wait on themselves.
+    this.bare = configure<TenantPaths>({ ...opts, token: undefined });
+  }
+
+  get token() {
+    return this.current.token;
+  }
+  get expireTime() {
+    return this.current.expireTime;
+  }
+
+  refresh(): Promise<Token> {
+    // One refresh at a time: concurrent calls near expiry share it.
+    this.refreshing ??= (async () => {
+      try {
+        const answer = await data(this.bare.POST('/tenant-api/v1/users:refresh_token', { headers: { authorization: `Bearer ${this.current.token}` } }));
+        this.current = tokenOf(answer);
+        this.lifetimeMs = this.current.expireTime.getTime() - Date.now();
+        this.opts.onToken?.(this.current);
+        return this.current;
+      } finally {
+        this.refreshing = undefined;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  /** Sets `Authorization` on every request, refreshing first when the token is close to its end. */
+  readonly middleware: Middleware = {
+    onRequest: async ({ request }) => {
+      // At most half a lifetime early, so short-lived tokens are not refreshed on every call.
+      const wanted = this.opts.refreshBeforeMs ?? 60_000;
+      const margin = this.lifetimeMs === undefined ? wanted : Math.min(wanted, this.lifetimeMs / 2);
+      if (this.current.expireTime.getTime() - Date.now() < margin) await this.refresh();
+      request.headers.set('authorization', `Bearer ${this.current.token}`);
+      return request;
+    },
+  };
+}
+
+function sessionClient(opts: SessionOptions, first: Token, fresh: boolean): SignedInClient {
+  const session = new TokenSession(opts, first, fresh);
+  return Object.assign(configure<TenantPaths>(opts, session), { session });
+}
+
+/** A signed-in client from a token you already hold (e.g. kept from `onToken`); it refreshes like `signIn`'s. */
+export function clientWithToken(opts: SessionOptions & Token): SignedInClient {
+  const { token, expireTime, ...rest } = opts;
+  return sessionClient(rest, { token, expireTime }, false);
+}
+
+/**
+ * Signs in with email and password (`users:authenticate`) and answers a tenant client that sends
+ * the token and refreshes it before it expires. A wrong password throws ApiError `UNAUTHENTICATED`;
+ * too many wrong ones `RESOURCE_EXHAUSTED`.
+ */
+export async function signIn(opts: SessionOptions & { email: string; password: string }): Promise<SignedInClient> {
+  const { email, password, ...rest } = opts;
+  const anonymous = configure<TenantPaths>({ ...rest, token: undefined });
+  const first = tokenOf(await data(anonymous.POST('/tenant-api/v1/users:authenticate', { body: { email, password } })));
+  rest.onToken?.(first);
+  return sessionClient(rest, first, true);
+}
+
+/** Trades sign-up's one-time `signup_token` for a signed-in client (`users:exchange_handoff`), without the password. */
+export async function exchangeHandoff(opts: SessionOptions & { signupToken: string }): Promise<SignedInClient> {
+  const { signupToken, ...rest } = opts;
+  const anonymous = configure<TenantPaths>({ ...rest, token: undefined });
+  const first = tokenOf(await data(anonymous.POST('/tenant-api/v1/users:exchange_handoff', { body: { signup_token: signupToken } })));
+  rest.onToken?.(first);
+  return sessionClient(rest, first, true);
+}
+
+export interface SignUpOptions extends SessionOptions {
+  /** Where the sign-up surface answers, when not at `baseUrl` (`SIGNUP_BASE_URL`). */
+  signupBaseUrl?: string;
+  email: string;
+  password: string;
+  websiteName: string;
+  /** BCP 47 tag of the website's default view (default `en`). */
+  defaultLanguage?: string;
+  /** The bot-check proof (`dev-captcha` on a server with the default static check). */
+  captchaToken: string;
+  /** Makes a retried sign-up return the first one's answer instead of failing. */
+  requestId?: string;
+}
+
+/**
+ * Signs up (user, account, project and website in one step) and hands off to a signed-in client.
+ * The website is being provisioned: `await waitForOperation(client, operation)` before using it.
+ */
+export async function signUp(opts: SignUpOptions): Promise<{
+  client: SignedInClient;
+  user: SiteSchemas['SignUpResponse'];
+  accountId: string;
+  websiteId: string;
+  /** The provisioning Operation, `websites/{website}/operations/{operation}`. */
+  operation: string;
+}> {
+  const { signupBaseUrl, email, password, websiteName, defaultLanguage, captchaToken, requestId, ...rest } = opts;
+  const site = configure<SitePaths>({ ...rest, baseUrl: signupBaseUrl ?? rest.baseUrl, token: undefined });
+  const user = await data(
+    site.POST('/site-api/v1/users', {
+      body: {
+        email,
+        password,
+        website_name: websiteName,
+        default_language: defaultLanguage ?? 'en',
+        captcha_token: captchaToken,
+        ...(requestId ? { request_id: requestId } : {}),
+      },
+    }),
+  );
+  const client = await exchangeHandoff({ ...rest, signupToken: user.signup_token });
+  const websiteId = user.operation.split('/')[1] ?? '';
+  return { client, user, accountId: user.account_id, websiteId, operation: user.operation };
+}
 
 /**
  * The data of a call. The clients throw ApiError on every failure, so a returned result always
@@ -153,6 +363,29 @@ export async function* paginate<P extends ListPath>(client: TenantClient, path: 
     yield* items ?? [];
     pageToken = typeof page.next_page_token === 'string' && page.next_page_token !== '' ? page.next_page_token : undefined;
   } while (pageToken);
+}
+
+/** One website the signed-in user reaches, with the account and project it belongs to. */
+export interface MyWebsite {
+  account: Schemas['Account'];
+  project: Schemas['Project'];
+  website: Schemas['Website'];
+}
+
+/**
+ * Every website the signed-in user reaches: their accounts, each account's projects, each
+ * project's websites, every List followed through its page tokens. Accounts and projects in the
+ * order the server lists them; `websiteQuery` (filter, order_by, page_size) is sent with each
+ * project's websites List.
+ */
+export async function* myWebsites(client: TenantClient, opts: { websiteQuery?: ListParams<'/tenant-api/v1/projects/{project_id}/websites'>['query'] } = {}): AsyncGenerator<MyWebsite> {
+  for await (const account of paginate(client, '/tenant-api/v1/accounts', {})) {
+    for await (const project of paginate(client, '/tenant-api/v1/accounts/{account_id}/projects', { path: { account_id: account.id } })) {
+      for await (const website of paginate(client, '/tenant-api/v1/projects/{project_id}/websites', { path: { project_id: project.id }, query: opts.websiteQuery })) {
+        yield { account, project, website };
+      }
+    }
+  }
 }
 
 // ---- Operations ----------------------------------------------------------------------------------
