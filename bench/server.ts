@@ -44,6 +44,8 @@ export async function startServer(opts: {
   mainJs: string;
   cwd: string;
   env: Record<string, string>;
+  /** Node options before the script (e.g. `--cpu-prof`); BENCH_SERVER_NODE_ARGS adds more (space-separated). */
+  nodeArgs?: string[];
   readyTimeoutMs?: number;
 }): Promise<ServerHandle> {
   const env: NodeJS.ProcessEnv = { ...process.env };
@@ -52,7 +54,8 @@ export async function startServer(opts: {
   // 100+ cold variants in a burst), and the bench measures the work, not the limiter.
   Object.assign(env, { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', WORKER: 'inline', SIGNUP_RATE_LIMIT: '0', MEDIA_COLD_TRANSFORMS_PER_MINUTE: '0' }, opts.env);
 
-  const child: ChildProcess = spawn(process.execPath, [opts.mainJs], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, opts.mainJs], { cwd: opts.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const tail: string[] = [];
   const problems: string[] = [];
   let exited = false;

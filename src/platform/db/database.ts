@@ -13,6 +13,12 @@ export type DialectName = 'sqlite' | 'postgres';
  */
 export interface SqlDialect {
   readonly name: DialectName;
+  /**
+   * Whether every process serving the platform may share this database. SQLite: false, one process
+   * owns the file (RUNTIME), so state held in memory (rate limits) is the whole truth. PostgreSQL:
+   * true, so state that must hold across processes (security limits) lives in the database.
+   */
+  readonly manyProcesses: boolean;
   /** A boolean as the driver binds it (better-sqlite3 refuses JS booleans). */
   bool(value: boolean): number | boolean;
   /** A JSON value as stored (TEXT in SQLite, jsonb in PostgreSQL). */
@@ -251,6 +257,7 @@ export function escapeLike(text: string): string {
 
 const sqliteDialect: SqlDialect = {
   name: 'sqlite',
+  manyProcesses: false,
   async insertRows(trx, table, columns, rows, conflict) {
     const perStatement = Math.min(SQLITE_MAX_ROWS_PER_STATEMENT, Math.floor(SQLITE_MAX_PARAMETERS / columns.length));
     for (let i = 0; i < rows.length; i += perStatement) {
@@ -337,6 +344,7 @@ const sqliteDialect: SqlDialect = {
 
 const postgresDialect: SqlDialect = {
   name: 'postgres',
+  manyProcesses: true,
   async insertRows(trx, table, columns, rows, conflict) {
     for (let i = 0; i < rows.length; i += POSTGRES_ROWS_PER_STATEMENT) {
       const chunk = rows.slice(i, i + POSTGRES_ROWS_PER_STATEMENT);
@@ -376,12 +384,20 @@ const postgresDialect: SqlDialect = {
     await sql`select pg_notify(${channel}, '')`.execute(db);
   },
   fullTextSearch: (q) => {
-    const options = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_END}, MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … "`;
     // The tsquery written out where it is used (not a CTE): it folds to a constant at planning, so
     // the planner sees the word's frequency in the tsv statistics and picks the GIN index for a rare
     // word, the doc_id order with a per-row check for a common one (a CTE hid it: 150 ms for a word
     // in every document, ranking all of them). Candidates: the SEARCH_CANDIDATES newest matches.
     const query = sql`websearch_to_tsquery(${q.config}::regconfig, ${q.text})`;
+    const marks = `StartSel=${SEARCH_MARK_START}, StopSel=${SEARCH_MARK_END}`;
+    // The title whole: with MaxFragments set, ts_headline cuts fragments and ignores HighlightAll.
+    const titleOptions = `${marks}, HighlightAll=true`;
+    const options = `${marks}, MaxWords=35, MinWords=15, MaxFragments=2, FragmentDelimiter=" … "`;
+    // Escaped first, then marked: ts_headline's parser reads `<…>` as a tag and drops it (and what it
+    // swallows); escaped, it holds entity tokens, which are never marked nor cut. Unescaped after
+    // (`&lt;`, `&gt;` before `&amp;`: the exact inverse), so both dialects answer the text with marks.
+    const headline = (column: string, opts: string) =>
+      sql`replace(replace(replace(ts_headline(${q.config}::regconfig, replace(replace(replace(${sql.ref(column)}, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'), ${query}, ${opts}), '&lt;', '<'), '&gt;', '>'), '&amp;', '&')`;
     return sql<FullTextHit>`with cand as (
         select d.doc_id, d.tsv from search_documents d
         where d.tsv @@ ${query} and d.website_id = ${q.websiteId} and d.view_id = ${q.viewId} and d.live_from <= ${q.now}
@@ -390,8 +406,8 @@ const postgresDialect: SqlDialect = {
         select cand.doc_id, ts_rank_cd(cand.tsv, ${query}) as score from cand
         order by score desc, cand.doc_id limit ${q.limit} offset ${q.offset})
       select d.kind, d.source_id, d.path, d.title, d.update_time,
-        ts_headline(${q.config}::regconfig, d.title, ${query}, ${options + ', HighlightAll=true'}) as title_marked,
-        ts_headline(${q.config}::regconfig, d.body, ${query}, ${options}) as snippet_marked
+        ${headline('d.title', titleOptions)} as title_marked,
+        ${headline('d.body', options)} as snippet_marked
       from top join search_documents d on d.doc_id = top.doc_id
       order by top.score desc, top.doc_id`;
   },
@@ -489,10 +505,11 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   }
   const file = opts.sqliteFile ?? join(opts.dataDir, 'platform.sqlite');
   const connection = new SQLite(file);
-  connection.pragma('journal_mode = WAL');
-  connection.pragma('synchronous = NORMAL');
-  connection.pragma('foreign_keys = ON');
-  connection.pragma('busy_timeout = 5000');
+  // exec, not pragma(): pragma() prepares a Statement that becomes garbage (see retainStatement).
+  connection.exec('PRAGMA journal_mode = WAL');
+  connection.exec('PRAGMA synchronous = NORMAL');
+  connection.exec('PRAGMA foreign_keys = ON');
+  connection.exec('PRAGMA busy_timeout = 5000');
   const cached = withStatementCache(connection);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cached }) });
   const prepare = (sql: string): PreparedRead => {
@@ -566,6 +583,19 @@ function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly s
 }
 
 /**
+ * better-sqlite3 12 on Node ≥ 24.19 aborts the process (`Assertion failed: (env) != nullptr` in
+ * `RemoveEnvironmentCleanupHook`, from `Statement::~Statement`) when the garbage collector finalises a
+ * Statement outside a JavaScript context (a GC run from a V8 task): it happened on 1 start in 3 here.
+ * Until better-sqlite3 13 (node-addon-api, no ObjectWrap hook) is installed, no Statement of ours may
+ * become garbage: every one prepared is kept here (bounded by the SQL texts the code can produce;
+ * closing its connection finalises it in SQLite, only the small wrapper stays).
+ */
+const retainedStatements: SQLite.Statement[] = [];
+function retainStatement(statement: SQLite.Statement): void {
+  retainedStatements.push(statement);
+}
+
+/**
  * Kysely prepares every query anew; hot reads repeat the same few SQL texts, so prepared
  * statements are kept (bounded) and reused. better-sqlite3 runs them synchronously, so reuse is safe.
  */
@@ -583,6 +613,7 @@ function withStatementCache(connection: SQLite.Database): SQLite.Database {
         let statement = statements.get(sql);
         if (!statement) {
           statement = target.prepare(sql);
+          retainStatement(statement);
           if (statements.size >= 512) statements.delete(statements.keys().next().value!);
           statements.set(sql, statement);
         }
