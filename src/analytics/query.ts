@@ -14,6 +14,7 @@ import {
   type Dimension,
   type Filter,
   type FilterOperator,
+  isEventDimension,
   type HourRow,
 } from './analytics.repo.js';
 import { SKETCH_RELATIVE_ERROR, VisitorSketch } from './sketches.js';
@@ -22,6 +23,8 @@ import { SKETCH_RELATIVE_ERROR, VisitorSketch } from './sketches.js';
 
 export const METRICS = ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration', 'events'] as const;
 export type Metric = (typeof METRICS)[number];
+/** Metrics counted per visit: a visit must count once in any cell holding several values of page or event_name. */
+const VISIT_METRICS: ReadonlySet<Metric> = new Set(['visits', 'views_per_visit', 'bounce_rate', 'visit_duration']);
 export const DATE_RANGES = ['today', 'yesterday', '7d', '30d', 'month', 'last_month', '12mo', 'custom'] as const;
 export const INTERVALS = ['hour', 'day', 'week', 'month'] as const;
 export const OPERATORS: readonly FilterOperator[] = ['IS', 'IS_NOT', 'CONTAINS'];
@@ -347,19 +350,26 @@ async function answerPeriod(
   const fromRollups = filterDimensions.every((d) => d === keyDimension);
   const rolledUntil = state?.rolledUpUntil ?? span.from;
   const rawRetained = state?.purgedBefore == null || span.from >= state.purgedBefore;
+  // A row of page or event_name holds a visit under each value it touched: summing such rows (a
+  // filter on them without a breakdown by them) would count a visit once per value, so visit
+  // counters of such cells come from raw visits matched by the filter (docs/decisions.md).
+  const countsVisits = query.metrics.some((m) => VISIT_METRICS.has(m));
+  const visitsOnce = !breakdown && countsVisits && filters.some((f) => isEventDimension(f.dimension));
   const exact = rawRetained && (await eventCount(deps.db, websiteId, span, rolledUntil)) <= EXACT_VISITORS_MAX_EVENTS;
   const limit = exact ? Infinity : undefined;
 
   let rows: HourRow[];
-  if (!fromRollups) {
-    // Dimensions combined: only raw rows hold them together.
+  if (!fromRollups || visitsOnce) {
+    // Dimensions combined, or visits of an event filter: only raw rows hold them together.
     if (!rawRetained) {
       throw new FailedPrecondition(
         'RAW_EVENTS_PURGED',
-        'filters or a breakdown over different dimensions are answered from raw events, which are kept analytics.raw_retention_days days; narrow the range or use one dimension',
+        fromRollups
+          ? 'visits, views_per_visit, bounce_rate and visit_duration filtered by page or event_name are counted from raw events (a visit may touch several values), which are kept analytics.raw_retention_days days; narrow the range or ask for visitors, pageviews or events'
+          : 'filters or a breakdown over different dimensions are answered from raw events, which are kept analytics.raw_retention_days days; narrow the range or use one dimension',
       );
     }
-    rows = await rawHourRows(deps.db, deps.dialect, websiteId, span, keyDimension ?? '', filters, limit);
+    rows = await rawHourRows(deps.db, deps.dialect, websiteId, span, breakdown ?? '', filters, limit);
   } else {
     const dimension = keyDimension ?? '';
     if (exact) rows = await rawHourRows(deps.db, deps.dialect, websiteId, span, dimension, [], Infinity);
@@ -425,7 +435,12 @@ async function answerPeriod(
   } else {
     for (const row of rows) addRow(totals, row);
   }
-  const total = metricsOf(totals, query.metrics);
+  let total = metricsOf(totals, query.metrics);
+  if (breakdown && isEventDimension(breakdown)) {
+    // Totals count each visit once: the same query without the breakdown (its rows hold a visit under every value it touched).
+    const whole = await answerPeriod(deps, websiteId, { ...query, dimensions: undefined, order_by: undefined, limit: undefined }, range, zone, state);
+    total = { values: whole.totals, approximate: whole.approximate };
+  }
   return {
     start_date: range.start_date,
     end_date: range.end_date,

@@ -224,6 +224,92 @@ describe('breakdowns and filters', () => {
   });
 });
 
+describe('a visit counts once in any total (issue 23)', () => {
+  // One browser viewing /a, /b and /c in one visit of 600 s (UTC website; June is past the 30-day retention).
+  const ONE_VISIT: SeedVisit[] = [{ visitor: 'P', hits: [{ at: '2026-06-01T10:00:00Z', path: '/a' }, { at: '2026-06-01T10:05:00Z', path: '/b' }, { at: '2026-06-01T10:10:00Z', path: '/c' }] }];
+  const june = custom('2026-06-01', '2026-06-01');
+  const visitTotals = { visitors: 1, visits: 1, pageviews: 3, views_per_visit: 3, bounce_rate: 0, visit_duration: 600, events: 0 };
+  const anyPage = { dimension: 'page', operator: 'CONTAINS', values: ['/'] };
+  const desktop = { dimension: 'device', operator: 'IS', values: ['desktop'] };
+  const pageRow = (page: string) => ({ dimensions: { page }, metrics: { visitors: 1, visits: 1, pageviews: 1, views_per_visit: 1, bounce_rate: 0, visit_duration: 600, events: 0 } });
+
+  it('a filter never multiplies visits, and totals with a page dimension are the unfiltered totals (raw rows)', async () => {
+    const user = await t.signUp();
+    await seedVisits(t, user.websiteId, user.accountId, ONE_VISIT);
+    expect((await ask({ metrics: ALL, ...june }, user)).totals).toEqual(visitTotals);
+    expect((await ask({ metrics: ALL, filters: [anyPage], ...june }, user)).totals).toEqual(visitTotals);
+    expect((await ask({ metrics: ALL, filters: [anyPage, desktop], ...june }, user)).totals).toEqual(visitTotals);
+    const byPage = await ask({ metrics: ALL, dimensions: ['page'], order_by: 'page asc', ...june }, user);
+    expect(byPage.rows).toEqual([pageRow('/a'), pageRow('/b'), pageRow('/c')]);
+    expect(byPage.totals).toEqual(visitTotals);
+    // The same with a filter on the breakdown's dimension, and with one on another dimension.
+    expect((await ask({ metrics: ALL, dimensions: ['page'], filters: [anyPage], ...june }, user)).totals).toEqual(visitTotals);
+    expect((await ask({ metrics: ALL, dimensions: ['page'], filters: [desktop], ...june }, user)).totals).toEqual(visitTotals);
+    const byName = await ask({ metrics: ['visits', 'pageviews'], dimensions: ['event_name'], filters: [{ dimension: 'event_name', operator: 'IS', values: ['pageview'] }], ...june }, user);
+    expect(byName.totals).toEqual({ visits: 1, pageviews: 3 });
+    // Buckets of a series hold the visit once too.
+    const series = await ask({ metrics: ['visits', 'pageviews'], filters: [anyPage], interval: 'day', ...june }, user);
+    expect(series.rows).toEqual([{ start_time: '2026-06-01T00:00:00+00:00', metrics: { visits: 1, pageviews: 3 } }]);
+    // Two of the three pages: one visit with two of its page views.
+    const two = await ask({ metrics: ALL, filters: [{ dimension: 'page', operator: 'IS', values: ['/a', '/b'] }], ...june }, user);
+    expect(two.totals).toEqual({ ...visitTotals, pageviews: 2, views_per_visit: 2 });
+  });
+
+  it('filter never increases visits; bounce_rate, views_per_visit and visit_duration follow the visits counted', async () => {
+    const unfiltered = (await ask({ metrics: ALL, ...custom('2026-03-28', '2026-03-30') })).totals;
+    expect(unfiltered.visits).toBe(5);
+    const filters = [
+      { dimension: 'page', operator: 'CONTAINS', values: ['/'] },
+      { dimension: 'page', operator: 'IS_NOT', values: ['/nowhere'] },
+      { dimension: 'page', operator: 'IS', values: ['/a', '/b', '/c'] },
+      { dimension: 'event_name', operator: 'IS', values: ['pageview', 'signup'] },
+      { dimension: 'event_name', operator: 'CONTAINS', values: ['e'] },
+    ];
+    for (const filter of filters) {
+      const totals = (await ask({ metrics: ALL, filters: [filter], ...custom('2026-03-28', '2026-03-30') })).totals;
+      // Every visit matches these filters: the filtered visit metrics are the unfiltered ones.
+      expect(totals.visits, JSON.stringify(filter)).toBe(unfiltered.visits);
+      expect(totals.bounce_rate, JSON.stringify(filter)).toBe(unfiltered.bounce_rate);
+      expect(totals.visit_duration, JSON.stringify(filter)).toBe(unfiltered.visit_duration);
+      expect(totals.views_per_visit, JSON.stringify(filter)).toBe(Math.round((totals.pageviews / totals.visits) * 100) / 100);
+    }
+    // Page /a: visits V1, V2 (a bounce) and V4 (two views of /a), 600 + 0 + 1 800 s.
+    const a = (await ask({ metrics: ALL, filters: [{ dimension: 'page', operator: 'IS', values: ['/a'] }], ...custom('2026-03-28', '2026-03-30') })).totals;
+    expect(a).toEqual({ visitors: 2, visits: 3, pageviews: 4, views_per_visit: 1.33, bounce_rate: 33.3, visit_duration: 800, events: 0 });
+    const byPage = await ask({ metrics: ALL, dimensions: ['page'], ...custom('2026-03-28', '2026-03-30') });
+    expect(byPage.totals).toEqual(unfiltered);
+  });
+
+  it('answers as raw rows did once rolled up, and RAW_EVENTS_PURGED for visits filtered by page once raw rows are gone', async () => {
+    const user = await t.signUp();
+    await seedVisits(t, user.websiteId, user.accountId, ONE_VISIT);
+    const bodies = [
+      { metrics: ALL, ...june },
+      { metrics: ALL, dimensions: ['page'], order_by: 'page asc', ...june },
+      { metrics: ALL, filters: [desktop], ...june },
+      { metrics: ALL, dimensions: ['device'], ...june },
+      { metrics: ['visitors', 'pageviews', 'events'], filters: [anyPage], ...june },
+      { metrics: ['visits', 'pageviews'], interval: 'hour', ...june },
+    ];
+    const before = [];
+    for (const body of bodies) before.push(await ask(body, user));
+    expect(before[1].totals).toEqual(visitTotals);
+    await seedVisits(t, user.websiteId, user.accountId, [], { arm: true });
+    const { db } = t.platform.deps.database;
+    await eventually(async () => (await db.selectFrom('analytics_events').select('id').where('website_id', '=', user.websiteId).limit(1).execute()).length === 0, 'the purge');
+    for (const [i, body] of bodies.entries()) expect(await ask(body, user), `query ${i}`).toEqual(before[i]);
+    // Roll-up rows of page hold the visit under /a, /b and /c: they cannot count it once when summed.
+    for (const filters of [[anyPage], [anyPage, desktop]]) {
+      const purged = await query({ metrics: ['visits'], filters, ...june }, user);
+      expect(expectError(purged, 400, 'FAILED_PRECONDITION').details).toContainEqual({ type: 'PRECONDITION_FAILURE', reason: 'RAW_EVENTS_PURGED' });
+    }
+    expect(expectError(await query({ metrics: ['bounce_rate'], filters: [anyPage], interval: 'day', ...june }, user), 400, 'FAILED_PRECONDITION').details).toContainEqual({
+      type: 'PRECONDITION_FAILURE',
+      reason: 'RAW_EVENTS_PURGED',
+    });
+  });
+});
+
 describe('bad input', () => {
   it('refuses unknown, missing, duplicate and inconsistent fields, naming them', async () => {
     expectInvalid(await query({}), 'metrics');
