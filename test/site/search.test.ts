@@ -201,6 +201,30 @@ describe('site search', () => {
     expect(empty.result.content[0].text).toContain('INVALID_ARGUMENT');
   });
 
+  it('escapes first, then marks: a title or text with markup comes back whole and escaped, highlights intact (HTML page, read API, MCP tool)', async () => {
+    await a.api('POST', '/cms_pages', { title: '<img src=x onerror=alert(1)> Tom & Jerry', url_key: 'cartoon', content: '<p>Notes: &lt;b&gt;Tom&lt;/b&gt; chases Jerry &amp; friends.</p>' }).then((r) => expectStatus(r, 201));
+    await drained();
+    const title = '&lt;img src=x onerror=alert(1)&gt; <mark>Tom</mark> &amp; Jerry';
+    // An excerpt (each dialect picks its own fragment), escaped and marked.
+    const snippet = 'Notes: &lt;b&gt;<mark>Tom</mark>&lt;/b&gt; chases Jerry &amp; friends';
+    const json = await api('Tom');
+    const hit = expectStatus(json, 200).results.find((r: any) => r.path === '/cartoon');
+    expect(hit).toMatchObject({ title: '<img src=x onerror=alert(1)> Tom & Jerry', title_html: title });
+    expect(hit.snippet_html, hit.snippet_html).toContain(snippet);
+    expect(hit.title_html + hit.snippet_html).not.toMatch(/<(?!\/?mark>)/);
+    const tool = expectStatus(await mcp(a, 'tools/call', { name: 'search', arguments: { q: 'Tom' } }), 200);
+    const answer = JSON.parse(tool.result.content[0].text);
+    const toolHit = answer.results.find((r: any) => r.path === '/cartoon');
+    expect(toolHit.title_html).toBe(title);
+    expect(toolHit.snippet_html).toContain(snippet);
+    const html = await a.site('GET', '/search?q=Tom');
+    expect(html.statusCode).toBe(200);
+    expect(html.body).toContain(`<a href="/cartoon">${title}</a>`);
+    expect(html.body).toContain(snippet);
+    expect(html.body).not.toContain('<img');
+    expect(html.body).not.toContain('<b>Tom');
+  });
+
   it('search switched off (search.enabled false): the page and endpoint answer 404, the MCP tool is absent', async () => {
     await b.setting('search.enabled', false);
     await eventually(async () => expect((await b.site('GET', '/search?q=sourdough')).statusCode).toBe(404));
