@@ -505,7 +505,6 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   }
   const file = opts.sqliteFile ?? join(opts.dataDir, 'platform.sqlite');
   const connection = new SQLite(file);
-  // exec, not pragma(): pragma() prepares a Statement that becomes garbage (see retainStatement).
   connection.exec('PRAGMA journal_mode = WAL');
   connection.exec('PRAGMA synchronous = NORMAL');
   connection.exec('PRAGMA foreign_keys = ON');
@@ -583,19 +582,6 @@ function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly s
 }
 
 /**
- * better-sqlite3 12 on Node ≥ 24.19 aborts the process (`Assertion failed: (env) != nullptr` in
- * `RemoveEnvironmentCleanupHook`, from `Statement::~Statement`) when the garbage collector finalises a
- * Statement outside a JavaScript context (a GC run from a V8 task): it happened on 1 start in 3 here.
- * Until better-sqlite3 13 (node-addon-api, no ObjectWrap hook) is installed, no Statement of ours may
- * become garbage: every one prepared is kept here (bounded by the SQL texts the code can produce;
- * closing its connection finalises it in SQLite, only the small wrapper stays).
- */
-const retainedStatements: SQLite.Statement[] = [];
-function retainStatement(statement: SQLite.Statement): void {
-  retainedStatements.push(statement);
-}
-
-/**
  * Kysely prepares every query anew; hot reads repeat the same few SQL texts, so prepared
  * statements are kept (bounded) and reused. better-sqlite3 runs them synchronously, so reuse is safe.
  */
@@ -613,7 +599,6 @@ function withStatementCache(connection: SQLite.Database): SQLite.Database {
         let statement = statements.get(sql);
         if (!statement) {
           statement = target.prepare(sql);
-          retainStatement(statement);
           if (statements.size >= 512) statements.delete(statements.keys().next().value!);
           statements.set(sql, statement);
         }

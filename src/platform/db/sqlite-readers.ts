@@ -25,14 +25,11 @@ const Database = require(workerData.modulePath);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.exec('PRAGMA busy_timeout = 5000');
 const statements = new Map();
-// Never garbage: better-sqlite3 12 on Node 24 aborts when a Statement is collected (database.ts, retainStatement).
-const retained = [];
 parentPort.on('message', ({ id, sql, parameters }) => {
   try {
     let statement = statements.get(sql);
     if (!statement) {
       statement = db.prepare(sql);
-      retained.push(statement);
       if (statements.size >= 256) statements.delete(statements.keys().next().value);
       statements.set(sql, statement);
     }
