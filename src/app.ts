@@ -26,7 +26,8 @@ import { createSecretBox } from './platform/crypto.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, trackRoutes } from './platform/http/errors.js';
 import { installInputGuard } from './platform/http/input-guard.js';
 import { registerOpenApi } from './platform/http/openapi.js';
-import { applyRateLimit, createRateLimiter } from './platform/http/rate-limit.js';
+import { applyRateLimit } from './platform/http/rate-limit.js';
+import { createLimits } from './platform/limits/limits.js';
 import { requestIdOf } from './platform/http/request-id.js';
 import { createRouteContextFactory, requireCheckedFirst } from './platform/http/route-context.js';
 import { buildSerializerFactory } from './platform/http/serialization.js';
@@ -178,6 +179,8 @@ export async function buildApp(opts: {
   const secrets = createSecretBox(config.encryptionKey);
   const mail = createMailer({ database, secrets, logger: app.log, settings: { ...config.mail, adminBaseUrl: config.adminBaseUrl, dataDir: config.dataDir } });
   app.addHook('onClose', async () => mail.close());
+  const limits = createLimits(database, { onPurgeError: (err) => app.log.warn({ err }, 'could not purge expired limit counters') });
+  app.addHook('onClose', async () => limits.close());
   // Collected on first use: an area's references may need the deps (its SQL dialect).
   let referencesByTarget: Map<string, Reference[]> | undefined;
   function referencesTo(target: string): Reference[] {
@@ -191,7 +194,7 @@ export async function buildApp(opts: {
     return referencesByTarget.get(target) ?? [];
   }
   // No onMembershipChanged: access checks read the membership on every request (nothing to forget).
-  const users = createUserService({ database, tokens, mail, logger: app.log, services });
+  const users = createUserService({ database, tokens, mail, limits, logger: app.log, services });
   const deps: AreaDeps = {
     config,
     database,
@@ -200,6 +203,7 @@ export async function buildApp(opts: {
     secrets,
     mail,
     users,
+    limits,
     logger: app.log,
     services,
     areas,
@@ -244,7 +248,7 @@ export async function buildApp(opts: {
   });
 
   // Per user (per client address for calls without a valid token); off unless TENANT_RATE_LIMIT is set.
-  const tenantLimiter = createRateLimiter({ limit: config.tenantRateLimit, windowMs: 60_000, algorithm: 'token-bucket' });
+  const tenantLimiter = limits.limiter('tenant', { limit: config.tenantRateLimit, windowMs: 60_000, algorithm: 'token-bucket' });
 
   await app.register(async (tenant) => {
     // Every route that needs credentials checks them, and the caller's reach of the path, before its body.
@@ -256,7 +260,7 @@ export async function buildApp(opts: {
         (who) => `user:${who.userId}`,
         () => `address:${request.ip}`,
       );
-      applyRateLimit(reply, 'tenant', tenantLimiter, key);
+      await applyRateLimit(reply, 'tenant', tenantLimiter, key);
     });
     await registerOpenApi(tenant, { prefix: TENANT_PREFIX, title: 'Tenant API', serverUrl: config.publicBaseUrl, bearer: true });
     registerUserRoutes(tenant, { prefix: TENANT_PREFIX, users, context });
@@ -272,7 +276,7 @@ export async function buildApp(opts: {
       prefix: SITE_PREFIX,
       signup,
       captcha: createCaptchaVerifier(config.captcha),
-      rateLimit: createRateLimiter({ limit: config.signupRateLimit, windowMs: 60_000 }),
+      rateLimit: limits.limiter('signup', { limit: config.signupRateLimit, windowMs: 60_000 }),
       tenantBaseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}`,
     });
   });

@@ -1,5 +1,4 @@
 import type { Area } from '../platform/area.js';
-import { createRateLimiter } from '../platform/http/rate-limit.js';
 import { registerAcceptInvitationRoute } from './accept.routes.js';
 import { accountRoleResource } from './account-role.resource.js';
 import { permissionResource, roleResource } from './catalogues.js';
@@ -11,8 +10,8 @@ export const accessArea: Area = {
   name: 'access',
   resources: (deps) => {
     const { dialect } = deps.database;
-    // Invitation mails per account: a fixed window of an hour.
-    const limiter = createRateLimiter({ limit: deps.config.invitationRateLimit, windowMs: 3600_000 });
+    // Invitation mails per account: a fixed window of an hour, shared by every process on PostgreSQL.
+    const limiter = deps.limits.limiter('invitation_sends', { limit: deps.config.invitationRateLimit, windowMs: 3600_000 });
     return [permissionResource, roleResource, accountRoleResource(dialect), memberResource(dialect, () => deps.services), invitationResource({ dialect, mail: deps.mail, limiter })];
   },
   tenantRoutes: (app, deps) => registerAcceptInvitationRoute(app, deps),

@@ -5,7 +5,7 @@ import type { Grant } from '../platform/auth/rights.js';
 import { randomToken, tokenHash } from '../platform/crypto.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
-import type { RateLimiter } from '../platform/http/rate-limit.js';
+import type { Limiter } from '../platform/limits/limits.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { invitationMailNames, lockInvitationAddress, membershipOfEmail, pendingInvitationOf } from './access.repo.js';
 import { MEMBERS_RIGHTS } from './account-role.resource.js';
@@ -30,7 +30,7 @@ const refOfName = (row: Row): RoleRef => parseRole('role', row.role, row.account
  * the mail; the table keeps its SHA-256. `:resend` mints a new token (the old one stops working) and
  * extends the expiry; `:revoke` ends a pending invitation. Accepting is `POST invitations:accept`.
  */
-export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; limiter: RateLimiter }): ResourceDecl => {
+export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; limiter: Limiter }): ResourceDecl => {
   const { dialect } = deps;
 
   /** Checks role, grants and websites against the tree, the account and the caller's own reach. */
@@ -56,7 +56,7 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
 
   /** Mints a fresh token (stored hashed), counts the send against the account's limit and enqueues the mail in the write's transaction. */
   async function send(ctx: WriteContext, row: Row): Promise<void> {
-    deps.limiter.hit(`invitations/${row.account_id}`, ctx.now);
+    await deps.limiter.hit(`invitations/${row.account_id}`, ctx.now);
     const token = randomToken();
     row.token_hash = tokenHash(token);
     const { mail } = deps;

@@ -11,7 +11,7 @@ import { verifyPassword } from '../platform/auth/passwords.js';
 import { randomToken, settleNoSoonerThan, tokenHash } from '../platform/crypto.js';
 import { AlreadyExists, ApiError, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
 import { toApiError } from '../platform/http/errors.js';
-import { addressKey, createRateLimiter } from '../platform/http/rate-limit.js';
+import { addressKey } from '../platform/http/rate-limit.js';
 import { createValidatorCompiler } from '../platform/http/validation.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 import { inputSchema } from '../platform/resource/schemas.js';
@@ -100,8 +100,9 @@ export function customersSite(deps: AreaDeps): SiteContribution {
   const { database } = deps;
   const db = database.db;
   const sessions = createCustomerSessions({ db });
-  const signInFailures = createRateLimiter({ limit: SIGN_IN_FAILURES, windowMs: ATTEMPT_WINDOW_MS });
-  const resetRequests = createRateLimiter({ limit: RESET_REQUESTS, windowMs: ATTEMPT_WINDOW_MS });
+  // Shared by every process on PostgreSQL (src/platform/limits/): N processes never give N budgets.
+  const signInFailures = deps.limits.limiter('customer_password_guesses', { limit: SIGN_IN_FAILURES, windowMs: ATTEMPT_WINDOW_MS });
+  const resetRequests = deps.limits.limiter('customer_password_resets', { limit: RESET_REQUESTS, windowMs: ATTEMPT_WINDOW_MS });
   /** Set-Cookie values the visitor check decided (renewed or cleared session), sent with the answer. */
   const visitorCookies = new WeakMap<FastifyRequest, string>();
   /** Answers whose page address holds a secret (the reset link's token). */
@@ -472,7 +473,7 @@ export function customersSite(deps: AreaDeps): SiteContribution {
     const email = text(form, 'email').trim().toLowerCase();
     const password = text(form, 'password');
     const key = `${ctx.website.id}|${addressKey(request.ip)}|${email}`;
-    const limited = signInFailures.check(key);
+    const limited = await signInFailures.check(key);
     if (limited.limited) {
       reply.header('retry-after', String(limited.retryAfterSeconds));
       return signInPage(request, reply, view, email, [`Too many failed attempts. Try again in ${Math.ceil(limited.retryAfterSeconds / 60)} minutes.`], 429);
@@ -483,10 +484,10 @@ export function customersSite(deps: AreaDeps): SiteContribution {
     // Always one argon2id verification (a dummy hash without a customer): the answer time tells nothing.
     const ok = (await verifyPassword(customer?.password_hash ?? undefined, password)) && (customer?.is_active === true || customer?.is_active === 1);
     if (!customer || !ok) {
-      signInFailures.hit(key);
+      await signInFailures.charge(key, 1);
       return signInPage(request, reply, view, email, ['The email or password is wrong.'], 400);
     }
-    signInFailures.reset(key);
+    await signInFailures.reset(key);
     const session = await sessions.create(ctx.website.id, customer.id, Date.now());
     visitorCookies.delete(request);
     addCookie(reply, sessionCookie(request, session.token, Math.floor(CUSTOMER_SESSION_LIFETIME_MS / 1000)));
@@ -588,14 +589,14 @@ export function customersSite(deps: AreaDeps): SiteContribution {
     const { minLength } = await settingsOf(ctx, view);
     const customerId = ctx.visitor.customerId;
     const key = `customer:${customerId}`;
-    const limited = signInFailures.check(key);
+    const limited = await signInFailures.check(key);
     if (limited.limited) {
       reply.header('retry-after', String(limited.retryAfterSeconds));
       return passwordPage(request, reply, view, minLength, new Map(), [`Too many wrong passwords. Try again in ${Math.ceil(limited.retryAfterSeconds / 60)} minutes.`], 429);
     }
     const row = await db.selectFrom('customers').select('password_hash').where('id', '=', customerId).where('website_id', '=', ctx.website.id).executeTakeFirst();
     if (!(await verifyPassword(row?.password_hash ?? undefined, text(form, 'current_password')))) {
-      signInFailures.hit(key);
+      await signInFailures.charge(key, 1);
       return passwordPage(request, reply, view, minLength, new Map([['current_password', 'is not your current password']]), [], 400);
     }
     const next = text(form, 'new_password');
@@ -608,7 +609,7 @@ export function customersSite(deps: AreaDeps): SiteContribution {
       const { fields, other } = errorsOf(err, { password: 'new_password' });
       return passwordPage(request, reply, view, minLength, fields, other, 400);
     }
-    signInFailures.reset(key);
+    await signInFailures.reset(key);
     // This device stays signed in with a new session; every other one ended with the change.
     const session = await sessions.create(ctx.website.id, customerId, Date.now());
     visitorCookies.delete(request);
@@ -637,7 +638,7 @@ export function customersSite(deps: AreaDeps): SiteContribution {
     const form = formOf(request);
     const view = viewOf(ctx, form.view);
     const email = text(form, 'email').trim().toLowerCase();
-    const state = resetRequests.take(`${ctx.website.id}|${addressKey(request.ip)}|${email}`);
+    const state = await resetRequests.take(`${ctx.website.id}|${addressKey(request.ip)}|${email}`);
     if (state.limited) {
       reply.header('retry-after', String(state.retryAfterSeconds));
       return resetRequestPage(request, reply, view, email, [`Too many requests. Try again in ${Math.ceil(state.retryAfterSeconds / 60)} minutes.`], 429);

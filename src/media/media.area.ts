@@ -24,6 +24,8 @@ function mediaServiceOf(deps: AreaDeps): MediaService {
       database: deps.database,
       blobs: deps.blobs,
       limits: deps.config.media,
+      // A token bucket: a page's burst of first views passes at once, a sustained stream gets the rate.
+      coldTransforms: deps.limits.limiter('media_cold_transforms', { limit: deps.config.media.coldTransformsPerMinute, windowMs: 60_000, algorithm: 'token-bucket' }),
       signingSecret: deps.config.mediaSigningSecret,
       publicUrl: publicUrlOf(deps),
       logger: deps.logger,

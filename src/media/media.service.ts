@@ -6,7 +6,8 @@ import type { RequestContext } from '../platform/auth/context.js';
 import { Semaphore, SingleFlight } from '../platform/concurrency.js';
 import type { Database } from '../platform/db/database.js';
 import { AlreadyExists, InvalidArgument, NotFound, PermissionDenied, type FieldViolation } from '../platform/errors.js';
-import { addressKey, createRateLimiter } from '../platform/http/rate-limit.js';
+import { addressKey } from '../platform/http/rate-limit.js';
+import type { Limiter } from '../platform/limits/limits.js';
 import type { FieldDecl } from '../platform/resource/declaration.js';
 import { etagMatches, type Resource, type ResourceService } from '../platform/resource/engine.js';
 import { newId, PATH_ID_PATTERN } from '../platform/resource/ids.js';
@@ -206,6 +207,11 @@ export interface MediaServiceDeps {
   database: Database;
   blobs: BlobStore;
   limits: MediaLimits;
+  /**
+   * Cold transforms per client address (MEDIA_COLD_TRANSFORMS_PER_MINUTE, a token bucket of a
+   * minute): shared by every process on PostgreSQL (src/platform/limits/).
+   */
+  coldTransforms: Limiter;
   /** HMAC key of signed transform URLs (`MEDIA_SIGNING_SECRET`). */
   signingSecret: Buffer;
   /** Absolute URL of the public read of a media (with its filename). */
@@ -221,8 +227,7 @@ export function createMediaService(deps: MediaServiceDeps) {
   const transforms = new Semaphore(limits.transformConcurrency, limits.transformQueue);
   const variantsInFlight = new SingleFlight<Buffer>();
   const hot = new VariantMemoryCache(limits.memoryCacheBytes);
-  // A token bucket: a page's burst of first views passes at once, a sustained stream gets the rate.
-  const coldByAddress = createRateLimiter({ limit: limits.coldTransformsPerMinute, windowMs: 60_000, algorithm: 'token-bucket' });
+  const coldByAddress = deps.coldTransforms;
   const signatureByDefault = descriptorOf(MEDIA_REQUIRE_SIGNATURE_PATH)!.default_value === true;
 
   // The public read's lookup runs as a prepared statement (compiled once, placeholders for the
@@ -430,13 +435,13 @@ export function createMediaService(deps: MediaServiceDeps) {
       // Cold: the address that starts the work pays for it (joining a variant in the making is free).
       const address = addressKey(request.clientAddress);
       const plannedCost = costOf(planned.width * planned.height);
-      if (!variantsInFlight.has(key)) coldByAddress.hit(address, Date.now(), plannedCost);
+      if (!variantsInFlight.has(key)) await coldByAddress.hit(address, Date.now(), plannedCost);
       // Made once per key at a time; answered as soon as it is made, stored right after.
       const bytes = await variantsInFlight.do(key, async () => {
         const made = await transforms.run(() => makeVariant(row, spec));
         // An animation's frames were unknown before decoding: its address pays for them now.
         const extra = costOf(made.width * made.height * made.frames) - plannedCost;
-        if (extra > 0) coldByAddress.charge(address, extra);
+        if (extra > 0) await coldByAddress.charge(address, extra);
         hot.set(key, made.bytes);
         return { value: made.bytes, after: storeVariant(row, key, format, made.bytes) };
       });

@@ -20,6 +20,7 @@ import * as analyticsRollups from './2026-11-26-1510-analytics-rollups.js';
 import * as dashboard from './2026-11-26-1520-dashboard.js';
 import * as search from './2026-11-26-1530-search.js';
 import * as analyticsDailyRollups from './2026-11-27-0400-analytics-daily-rollups.js';
+import * as limitCounters from './2026-11-27-2000-limit-counters.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-1520-dashboard': dashboard,
   '2026-11-26-1530-search': search,
   '2026-11-27-0400-analytics-daily-rollups': analyticsDailyRollups,
+  '2026-11-27-2000-limit-counters': limitCounters,
 };

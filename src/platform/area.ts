@@ -9,6 +9,7 @@ import type { ResourceService } from './resource/engine.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { SecretBox } from './crypto.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Limits } from './limits/limits.js';
 import type { UserService } from '../users/user.service.js';
 import type { SiteContribution } from '../site/contribution.js';
 
@@ -26,6 +27,8 @@ export interface AreaDeps {
    * their profile (inside the caller's transaction), `startSession(userId, now)` signs one in.
    */
   users: UserService;
+  /** Security limits that hold across processes (in memory on SQLite, shared counters on PostgreSQL). */
+  limits: Limits;
   logger: FastifyBaseLogger;
   /**
    * Every resource service by collection id. Filled once all areas declared their resources, so

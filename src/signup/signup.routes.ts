@@ -3,7 +3,8 @@ import Type from 'typebox';
 import type { CaptchaVerifier } from '../platform/captcha/captcha.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
-import { applyRateLimit, type RateLimiter } from '../platform/http/rate-limit.js';
+import { applyRateLimit } from '../platform/http/rate-limit.js';
+import type { Limiter } from '../platform/limits/limits.js';
 import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
 import type { SignupService, SignUpInput } from './signup.service.js';
 
@@ -20,7 +21,8 @@ export function registerSignupRoutes(
     prefix: string;
     signup: SignupService;
     captcha: CaptchaVerifier;
-    rateLimit: RateLimiter;
+    /** SIGNUP_RATE_LIMIT per client address and minute (shared by every process on PostgreSQL). */
+    rateLimit: Limiter;
     /** Absolute URL of the tenant surface, where the created user's name (`users/{id}`) lives. */
     tenantBaseUrl: string;
   },

@@ -6,7 +6,7 @@ import { hashPassword, passwordProblem, verifyPassword } from '../platform/auth/
 import { randomToken, settleNoSoonerThan, tokenHash } from '../platform/crypto.js';
 import type { Database } from '../platform/db/database.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, ResourceExhausted, Unauthenticated } from '../platform/errors.js';
-import { createRateLimiter } from '../platform/http/rate-limit.js';
+import type { Limits } from '../platform/limits/limits.js';
 import type { Mailer } from '../platform/mail/mailer.js';
 import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
 import { newId } from '../platform/resource/ids.js';
@@ -28,8 +28,13 @@ export interface IssuedToken {
   expire_time: string;
 }
 
-/** Failed sign-ins (and wrong current passwords) allowed per account and per client address in a window. */
-const FAILURES_PER_EMAIL = 10;
+/**
+ * Password guesses allowed per user in a window: failed sign-ins and wrong current passwords
+ * (`:change_password`, `:change_email`, `:delete_account`) spend one budget (issue 23, defect 7). An
+ * address no user signs in with has a budget of its own, so the answer tells nothing. Failed
+ * sign-ins per client address have a larger one.
+ */
+export const FAILURES_PER_USER = 10;
 const FAILURES_PER_ADDRESS = 100;
 const FAILURE_WINDOW_MS = 15 * 60_000;
 
@@ -72,6 +77,8 @@ export function createUserService(deps: {
   database: Database;
   tokens: TokenService;
   mail: Mailer;
+  /** The platform's limits: shared by every process on PostgreSQL, so N processes never give N budgets. */
+  limits: Limits;
   logger: FastifyBaseLogger;
   /** Read when a request runs (filled once every resource is declared). */
   services: Record<string, ResourceService>;
@@ -79,10 +86,19 @@ export function createUserService(deps: {
   onMembershipChanged?: (accountId: string, userId: string) => void;
 }) {
   const { db, dialect } = deps.database;
-  const failuresByEmail = createRateLimiter({ limit: FAILURES_PER_EMAIL, windowMs: FAILURE_WINDOW_MS });
-  const failuresByAddress = createRateLimiter({ limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS });
-  const resetsByEmail = createRateLimiter({ limit: RESETS_PER_EMAIL, windowMs: RESET_WINDOW_MS });
-  const resetsByAddress = createRateLimiter({ limit: RESETS_PER_ADDRESS, windowMs: RESET_WINDOW_MS });
+  const guessesByUser = deps.limits.limiter('password_guesses', { limit: FAILURES_PER_USER, windowMs: FAILURE_WINDOW_MS });
+  const failuresByAddress = deps.limits.limiter('signin_failures_address', { limit: FAILURES_PER_ADDRESS, windowMs: FAILURE_WINDOW_MS });
+  const resetsByEmail = deps.limits.limiter('password_resets_email', { limit: RESETS_PER_EMAIL, windowMs: RESET_WINDOW_MS });
+  const resetsByAddress = deps.limits.limiter('password_resets_address', { limit: RESETS_PER_ADDRESS, windowMs: RESET_WINDOW_MS });
+
+  /**
+   * Spends one password guess of `key` before the password is verified, so guesses sent in parallel
+   * (to one process or several) cannot outrun the budget; a right password gives it back whole.
+   */
+  async function spendGuess(key: string, now: number, message: string): Promise<void> {
+    const guess = await guessesByUser.take(key, now);
+    if (guess.limited) throw new ResourceExhausted(message, guess.retryAfterSeconds);
+  }
 
   /** A new session of `userId` and its first token; expired sessions of the user go at the same time. */
   async function startSession(userId: string, now: number): Promise<IssuedToken> {
@@ -101,13 +117,12 @@ export function createUserService(deps: {
    */
   async function checkCurrentPassword(userId: string, password: string, now: number) {
     const key = `user:${userId}`;
-    const limit = failuresByEmail.check(key, now);
-    if (limit.limited) throw new ResourceExhausted('too many wrong passwords; try again later', limit.retryAfterSeconds);
+    await spendGuess(key, now, 'too many wrong passwords; try again later');
     const user = await db.selectFrom('users').select(['id', 'email', 'password_hash']).where('id', '=', userId).executeTakeFirst();
     if (!user || !(await verifyPassword(user.password_hash, password))) {
-      failuresByEmail.hit(key, now);
       throw InvalidArgument.field('current_password', 'is not the current password');
     }
+    await guessesByUser.reset(key);
     return user as { id: string; email: string; password_hash: string };
   }
 
@@ -186,20 +201,22 @@ export function createUserService(deps: {
     /** A new sign-in session of a user (after sign-up through an invitation, for instance). */
     startSession,
 
-    /** `users:authenticate`: email + password → bearer token of a new session, with failed attempts limited per email and address. */
+    /** `users:authenticate`: email + password → bearer token of a new session, with failed attempts limited per user and address. */
     async authenticate(email: string, password: string, address: string, now: number): Promise<IssuedToken> {
-      const key = normaliseEmail(email);
-      for (const limiter of [failuresByEmail.check(key, now), failuresByAddress.check(address, now)]) {
-        if (limiter.limited) throw new ResourceExhausted('too many failed sign-in attempts; try again later', limiter.retryAfterSeconds);
-      }
-      const user = await db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', key).executeTakeFirst();
+      const message = 'too many failed sign-in attempts; try again later';
+      const byAddress = await failuresByAddress.check(address, now);
+      if (byAddress.limited) throw new ResourceExhausted(message, byAddress.retryAfterSeconds);
+      const typed = normaliseEmail(email);
+      const user = await db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', typed).executeTakeFirst();
+      // The user's budget, the one wrong current passwords spend too; an unknown address has its own.
+      const key = user ? `user:${user.id}` : `email:${typed}`;
+      await spendGuess(key, now, message);
       const ok = await verifyPassword(user?.password_hash, password);
       if (!user || !ok) {
-        failuresByEmail.hit(key, now);
-        failuresByAddress.hit(address, now);
+        await failuresByAddress.charge(address, 1, now);
         throw new Unauthenticated('email or password is wrong');
       }
-      failuresByEmail.reset(key);
+      await guessesByUser.reset(key);
       return startSession(user.id, now);
     },
 
@@ -253,7 +270,7 @@ export function createUserService(deps: {
      */
     async requestPasswordReset(email: string, address: string, now: number): Promise<void> {
       const key = normaliseEmail(email);
-      for (const limiter of [resetsByEmail.take(key, now), resetsByAddress.take(address, now)]) {
+      for (const limiter of [await resetsByEmail.take(key, now), await resetsByAddress.take(address, now)]) {
         if (limiter.limited) throw new ResourceExhausted('too many password reset requests; try again later', limiter.retryAfterSeconds);
       }
       await settleNoSoonerThan(RESET_ANSWER_MS, async () => {

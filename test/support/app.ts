@@ -15,6 +15,7 @@ import type { Area } from '../../src/platform/area.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { BlobStore } from '../../src/platform/storage/blobs.js';
 import { freshDatabase, type FreshDatabase } from './databases.js';
+import { openDatabase } from '../../src/platform/db/database.js';
 
 export interface TestUser {
   email: string;
@@ -54,9 +55,15 @@ export async function startTestApp(
     migrate?: (db: Kysely<any>) => Promise<void>;
     /** false: no mail worker (a test drives `t.platform.mail` itself). */
     mailWorker?: boolean;
+    /**
+     * PostgreSQL only: a second platform on the database (and DATA_DIR, so the same secrets) of
+     * `sharedWith`, with connections of its own, as another API process would be. Closing it leaves
+     * the database to `sharedWith`.
+     */
+    sharedWith?: TestApp;
   } = {},
 ): Promise<TestApp> {
-  const fresh = await freshDatabase();
+  const fresh = opts.sharedWith ? sharedDatabase(opts.sharedWith.fresh) : await freshDatabase();
   const config = loadConfig({
     DATA_DIR: fresh.dataDir,
     PUBLIC_BASE_URL: 'http://api.test',
@@ -140,6 +147,13 @@ export async function startTestApp(
       await fresh.cleanup();
     },
   };
+}
+
+/** Another process's view of `of`: its own pools on the same PostgreSQL database and the same DATA_DIR. */
+function sharedDatabase(of: FreshDatabase): FreshDatabase {
+  if (!of.url) throw new Error('two platforms share a database on PostgreSQL only (SQLite is one process)');
+  const database = openDatabase({ databaseUrl: of.url, dataDir: of.dataDir });
+  return { ...of, database, cleanup: () => database.close() };
 }
 
 /**

@@ -83,13 +83,13 @@ const TOLERANCE = 1e-9;
  * `fixed-window`: `at` is the window start, `used` the amount spent in it. `token-bucket`: `at` is the
  * last spend, `used` the tokens missing from a full bucket at that moment.
  */
-interface Entry {
+export interface Entry {
   at: number;
   used: number;
 }
 
 /** What one algorithm decides, given a key's record (absent: nothing remembered). */
-interface Algorithm {
+export interface Algorithm {
   /** The amount spent as of `now` (0 when the record holds nothing any more). */
   usedAt(record: Entry | undefined, now: number): number;
   /** Milliseconds until `used` has dropped enough for `cost` to pass. */
@@ -129,21 +129,41 @@ function tokenBucket(limit: number, windowMs: number): Algorithm {
   };
 }
 
+/**
+ * The arithmetic of one limit, shared by the in-memory limiter and the shared store
+ * (src/platform/limits/), so both answer the same counts and delays for the same records.
+ */
+export function limitArithmetic(opts: Pick<RateLimiterOptions, 'limit' | 'windowMs' | 'algorithm'>) {
+  const { limit, windowMs } = opts;
+  if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
+  if (!(windowMs > 0) || !Number.isFinite(windowMs)) throw new RangeError('windowMs must be a positive number');
+  const algorithm = (opts.algorithm ?? 'fixed-window') === 'token-bucket' ? tokenBucket(limit, windowMs) : fixedWindow(limit, windowMs);
+  const wholeSeconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000 - TOLERANCE));
+  return {
+    algorithm,
+    wholeSeconds,
+    /** Whether `cost` on top of `used` stays within the limit. */
+    fits: (used: number, cost: number) => used + cost <= limit + TOLERANCE,
+    retryAfterSeconds(record: Entry, used: number, cost: number, now: number): number {
+      // Whole seconds, rounded up, so a client that waits exactly this long is served.
+      return Math.max(1, Math.ceil(algorithm.waitMs(record, used, cost, now) / 1000 - TOLERANCE));
+    },
+    /** The state after a counted hit that left `record` (spent: its amount as of `now`). */
+    counted(record: Entry, now: number): RateLimitState {
+      const spent = algorithm.usedAt(record, now);
+      return { limited: false, remaining: Math.max(0, Math.floor(limit - spent + TOLERANCE)), resetSeconds: wholeSeconds(algorithm.fullMs(record, spent, now)), retryAfterSeconds: 0 };
+    },
+  };
+}
+
 /** Builds an in-memory limiter (fixed windows unless `algorithm: 'token-bucket'`). */
 export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   const { limit, windowMs } = opts;
   const maxKeys = opts.maxKeys ?? DEFAULT_MAX_KEYS;
-  if (!Number.isInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
-  if (!(windowMs > 0) || !Number.isFinite(windowMs)) throw new RangeError('windowMs must be a positive number');
+  const { algorithm, retryAfterSeconds, wholeSeconds } = limitArithmetic(opts);
   if (!Number.isInteger(maxKeys) || maxKeys < 1) throw new RangeError('maxKeys must be a positive integer');
-  const algorithm = (opts.algorithm ?? 'fixed-window') === 'token-bucket' ? tokenBucket(limit, windowMs) : fixedWindow(limit, windowMs);
 
   const records = new Map<string, Entry>();
-
-  function retryAfterSeconds(record: Entry, used: number, cost: number, now: number): number {
-    // Whole seconds, rounded up, so a client that waits exactly this long is served.
-    return Math.max(1, Math.ceil(algorithm.waitMs(record, used, cost, now) / 1000 - TOLERANCE));
-  }
 
   /** Drops a few expired records from the head, where the oldest are. */
   function sweep(now: number): void {
@@ -170,7 +190,6 @@ export function createRateLimiter(opts: RateLimiterOptions): RateLimiter {
   }
 
   const unlimited: RateLimitState = { limited: false, remaining: 0, resetSeconds: 0, retryAfterSeconds: 0 };
-  const wholeSeconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000 - TOLERANCE));
 
   return {
     policy: { limit, windowSeconds: wholeSeconds(windowMs) },
@@ -244,13 +263,19 @@ export function addressKey(ip: string): string {
   return `${value.slice(0, 4).join(':')}::/64`;
 }
 
+/** What `applyRateLimit` needs of a limiter: the in-memory one, or a shared one (src/platform/limits/). */
+export interface TakingLimiter {
+  readonly policy: { limit: number; windowSeconds: number };
+  take(key: string): RateLimitState | Promise<RateLimitState>;
+}
+
 /**
  * Counts one request of `key` against `limiter` (limit 0: nothing to do), sets the RateLimit header
  * fields, and throws 429 RESOURCE_EXHAUSTED (RETRY_INFO, `Retry-After`) past the limit.
  */
-export function applyRateLimit(reply: FastifyReply, name: string, limiter: RateLimiter, key: string): void {
+export async function applyRateLimit(reply: FastifyReply, name: string, limiter: TakingLimiter, key: string): Promise<void> {
   if (limiter.policy.limit === 0) return;
-  const state = limiter.take(key);
+  const state = await limiter.take(key);
   setRateLimitHeaders(reply, name, limiter, state);
   if (state.limited) throw new ResourceExhausted('too many requests; retry later', state.retryAfterSeconds);
 }
@@ -260,7 +285,7 @@ export function applyRateLimit(reply: FastifyReply, name: string, limiter: RateL
  * `RateLimit-Policy: "<name>";q=<limit>;w=<window seconds>` and
  * `RateLimit: "<name>";r=<remaining>;t=<seconds until the whole quota is back>`.
  */
-export function setRateLimitHeaders(reply: FastifyReply, name: string, limiter: RateLimiter, state: RateLimitState): void {
+export function setRateLimitHeaders(reply: FastifyReply, name: string, limiter: TakingLimiter, state: RateLimitState): void {
   reply.header('ratelimit-policy', `"${name}";q=${limiter.policy.limit};w=${limiter.policy.windowSeconds}`);
   reply.header('ratelimit', `"${name}";r=${state.remaining};t=${state.resetSeconds}`);
 }
