@@ -65,7 +65,7 @@ afterAll(() => t?.close());
 describe('credentials are checked before the body', () => {
   it('answers 401 before validating the body', async () => {
     const blogPosts = `${API}/websites/${alice.websiteId}/blog_posts`;
-    for (const headers of [{}, { authorization: 'Bearer not.a.jwt' }, { authorization: 'Basic x' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not.a.jwt' }, { authorization: 'Basic x' }] as Record<string, string>[]) {
       expectError(await t.request('POST', blogPosts, { headers, body: GARBAGE }), 401, 'UNAUTHENTICATED');
     }
     // The same body with valid credentials is what validation refuses.
