@@ -20735,8 +20735,10 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Long-running work. Poll until `done`; then exactly one of `response` and `error` is present. */
-            200: {
+            202: {
                 headers: {
+                    /** @description Absolute URL of the Operation to poll. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -54,8 +54,10 @@ describe('search_index', () => {
     // Corruption: documents lost behind the triggers' back, and one that belongs to nothing.
     await sql`delete from search_documents where website_id = ${alice.websiteId}`.execute(t.platform.deps.database.db);
     expect(await documentsOf(alice.websiteId)).toBe(0);
-    const started = expectStatus(await t.request('POST', `${index}:reindex`, { token: alice.token, body: {} }), 200);
-    await expectShape(t, 'ReindexSearchIndex', 200, started);
+    const res = await t.request('POST', `${index}:reindex`, { token: alice.token, body: {} });
+    const started = expectStatus(res, 202);
+    await expectShape(t, 'ReindexSearchIndex', 202, started);
+    expect(res.headers.location).toBe(`${t.config.publicBaseUrl}${API}/${started.name}`);
     expect(started.name).toMatch(new RegExp(`^websites/${alice.websiteId}/operations/`));
     expect(started.metadata.type).toBe('REINDEX_SEARCH');
     const done = await t.waitForOperation(started.name, alice.token);
@@ -71,7 +73,7 @@ describe('search_index', () => {
   });
 
   it(':reindex is safe to run again and refuses unknown fields and a stale etag', async () => {
-    const again = expectStatus(await t.request('POST', `${index}:reindex`, { token: alice.token }), 200);
+    const again = expectStatus(await t.request('POST', `${index}:reindex`, { token: alice.token }), 202);
     expect((await t.waitForOperation(again.name, alice.token)).metadata.progress_percent).toBe(100);
     expectInvalid(await t.request('POST', `${index}:reindex`, { token: alice.token, body: { force: true } }), 'force');
     expectError(await t.request('POST', `${index}:reindex`, { token: alice.token, body: { etag: '"999"' } }), 409, 'ABORTED');

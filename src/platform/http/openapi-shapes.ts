@@ -82,6 +82,7 @@ export const RETRY_AFTER_HEADER: JsonSchema = { type: 'integer', format: 'int32'
 export const ETAG_HEADER: JsonSchema = { type: 'string', maxLength: 130, description: 'The resource\'s `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads).' };
 /** `Location` of 201 answers. */
 export const LOCATION_HEADER: JsonSchema = { type: 'string', format: 'uri', maxLength: 2048, description: 'Absolute URL of the created resource.' };
+export const OPERATION_LOCATION_HEADER: JsonSchema = { type: 'string', format: 'uri', maxLength: 2048, description: 'Absolute URL of the Operation to poll.' };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'INVALID_ARGUMENT (a FIELD_VIOLATION names each bad field or parameter), FAILED_PRECONDITION (a PRECONDITION_FAILURE gives the reason) or OUT_OF_RANGE.',

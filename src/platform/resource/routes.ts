@@ -4,7 +4,7 @@ import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
 import { checkedFirst, type RouteContextFactory } from '../http/route-context.js';
 import { Reply, routeSchema } from '../http/components.js';
-import { errorResponses, ETAG_HEADER, LOCATION_HEADER, OPERATION_SCHEMA, pascal } from '../http/openapi-shapes.js';
+import { errorResponses, ETAG_HEADER, LOCATION_HEADER, OPERATION_LOCATION_HEADER, OPERATION_SCHEMA, pascal } from '../http/openapi-shapes.js';
 import { MAX_PAGE_SIZE, MAX_SKIP_WINDOW } from '../query/list-params.js';
 import type { CustomMethodDecl, ResourceDecl } from './declaration.js';
 import { bareEtag, etagMatches, type ResourceService } from './engine.js';
@@ -343,10 +343,15 @@ function registerCustomMethod(
   };
   // Named like the operation (`MoveMediaFolderRequest`); a response with a title is a component of that name.
   const response = method.response && typeof method.response.title === 'string' && !method.response.$id ? { $id: method.response.title, ...method.response } : method.response;
+  // A method whose whole answer is an Operation only starts the work: 202 with `Location` at the
+  // Operation to poll (SPEC 4.1 rule 7), for every such verb alike.
+  const startsOperation = response?.$id === OPERATION_SCHEMA.$id;
   const answer =
     response === undefined
       ? new Reply(`The ${decl.singular}.`, shared.resource, { ETag: ETAG_HEADER })
-      : new Reply(String(response.description ?? (response.$id === OPERATION_SCHEMA.$id ? 'The Operation to poll.' : 'The answer.')), response);
+      : startsOperation
+        ? new Reply(String(response.description ?? 'Started: the Operation to poll (`Location` points at it).'), response, { Location: OPERATION_LOCATION_HEADER })
+        : new Reply(String(response.description ?? 'The answer.'), response);
   app.post(routePath(deps.prefix, template, method.verb), {
     schema: routeSchema(app, {
       operationId,
@@ -356,7 +361,7 @@ function registerCustomMethod(
       ...(params && { params }),
       ...(takesEtag && { headers: ifMatch }),
       ...(body && { body }),
-      response: { 200: answer, ...shared.errors(method.access === 'write') },
+      response: { [startsOperation ? 202 : 200]: answer, ...shared.errors(method.access === 'write') },
     }),
     config: { right },
     ...checkedFirst((request) => shared.context(request, template, right)),
@@ -375,6 +380,10 @@ function registerCustomMethod(
         return sendResource(reply, updated);
       }
       const result = await method.handle!(ctx, { params: pathParams, body, headers: request.headers, ifMatch });
+      if (startsOperation) {
+        reply.header('location', `${deps.baseUrl}/${(result as { name: string }).name}`);
+        return reply.code(202).send(result);
+      }
       if (result && typeof result === 'object' && typeof (result as Record<string, unknown>).etag === 'string') {
         return sendResource(reply, result as Record<string, unknown>);
       }
