@@ -3057,7 +3057,7 @@ export interface paths {
         put?: never;
         /**
          * Book every free slot inside the horizon from the backlog
-         * @description Generates the plan's slot times from now to `horizon_days` ahead in its time zone (DST included), and books each slot that has no entry with the next READY backlog item (highest `priority` first, then oldest), as PLANNED entries; the items become SCHEDULED. Set-based and idempotent: a second call adds nothing, and concurrent calls never book one slot twice. Slots left when the backlog runs out stay free. Answers the entries it created. INVALID_ARGUMENT on `slots` when the plan has none.
+         * @description Generates the plan's slot times from now to `horizon_days` ahead in its time zone (DST included), and books each slot that has no entry with the next READY backlog item (highest `priority` first, then oldest), as PLANNED entries; the items become SCHEDULED. Set-based and idempotent: a second call adds nothing, and concurrent calls never book one slot twice. Slots left when the backlog runs out stay free. Answers the entries it created. INVALID_ARGUMENT on `slots` when the plan has none. Conditional on the plan: `If-Match` (or `etag`) with a stale etag of the plan answers 409 ABORTED with the current plan, and books nothing.
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *

@@ -72,7 +72,8 @@ export const editorialArea: Area = {
         "Generates the plan's slot times from now to `horizon_days` ahead in its time zone (DST included), and books each slot that has no entry " +
         'with the next READY backlog item (highest `priority` first, then oldest), as PLANNED entries; the items become SCHEDULED. Set-based and ' +
         'idempotent: a second call adds nothing, and concurrent calls never book one slot twice. Slots left when the backlog runs out stay free. ' +
-        'Answers the entries it created. INVALID_ARGUMENT on `slots` when the plan has none.',
+        'Answers the entries it created. INVALID_ARGUMENT on `slots` when the plan has none. Conditional on the plan: `If-Match` (or `etag`) with a stale etag of ' +
+        'the plan answers 409 ABORTED with the current plan, and books nothing.',
       access: 'write',
       response: {
         type: 'object',
@@ -83,11 +84,18 @@ export const editorialArea: Area = {
       },
       async handle(ctx, call) {
         const websiteId = call.params.website_id;
-        const created = await deps.database.db.transaction().execute(async (trx) => {
-          const plan = (await loadPlan(trx, dialect, websiteId))!;
-          if (plan.slots.length === 0) throw InvalidArgument.field('slots', 'the plan has no slot to fill; write `slots` first');
-          return refill(trx, dialect, plan, ctx.now);
-        });
+        // The plan row is held (FOR UPDATE) while the slots are booked: the engine's If-Match check applies to it.
+        const plans = services()['websites/{website_id}/editorial_plan'];
+        const created = await plans.hold(
+          ctx,
+          call.params,
+          async ({ trx }) => {
+            const plan = (await loadPlan(trx, dialect, websiteId))!;
+            if (plan.slots.length === 0) throw InvalidArgument.field('slots', 'the plan has no slot to fill; write `slots` first');
+            return refill(trx, dialect, plan, ctx.now);
+          },
+          { ifMatch: call.ifMatch },
+        );
         const service = services()['websites/{website_id}/editorial_calendar_entries'];
         return { editorial_calendar_entries: created.map((row) => service.toResource(row)) };
       },

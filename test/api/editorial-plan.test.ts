@@ -161,6 +161,21 @@ describe('editorial_plan:refill', () => {
     expect(await allEntries(u)).toHaveLength(6);
   });
 
+  it('refill is conditional on the plan: a stale If-Match or etag answers 409 ABORTED with the current plan and books nothing', async () => {
+    const u = await freshSite();
+    const before = expectStatus(await patchPlan({ slots: [{ weekday: 'MONDAY', time: '09:00' }], horizon_days: 14, time_zone: 'UTC' }, u), 200);
+    await addItem({ topic: 'Conditional', priority: 50 }, u);
+    for (const stale of [{ headers: { 'if-match': '"stale"' } }, { body: { etag: 'stale' } }]) {
+      const res = await t.request('POST', `${plan(u)}:refill`, { token: u.token, body: {}, ...stale });
+      const error = expectError(res, 409, 'ABORTED');
+      const info = error.details.find((d: any) => d.type === 'RESOURCE_INFO');
+      expect(info?.resource).toMatchObject({ name: `websites/${u.websiteId}/editorial_plan`, etag: before.etag });
+    }
+    expect(await allEntries(u)).toEqual([]);
+    const fresh = await t.request('POST', `${plan(u)}:refill`, { token: u.token, body: {}, headers: { 'if-match': `"${before.etag}"` } });
+    expect(expectStatus(fresh, 200).editorial_calendar_entries).toHaveLength(1);
+  });
+
   it('concurrent refills do not double-book a slot or an item', async () => {
     const u = await freshSite();
     expectStatus(await patchPlan({ slots: ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'].map((weekday) => ({ weekday, time: '12:00' })), horizon_days: 20 }, u), 200);

@@ -99,6 +99,12 @@ export interface ResourceService {
    */
   mutate(ctx: RequestContext, params: Record<string, string>, change: RowChange, opts?: MutateOptions): Promise<Resource>;
   /**
+   * Runs `work` on one row loaded FOR UPDATE in a transaction, after the same If-Match check as
+   * Update (409 ABORTED with the current resource), without writing the row: custom methods that are
+   * conditional on a resource but write other rows (`editorial_plan:refill` books calendar entries).
+   */
+  hold<T>(ctx: RequestContext, params: Record<string, string>, work: (tx: TransactionScope, row: Row) => Promise<T>, opts?: { ifMatch?: string }): Promise<T>;
+  /**
    * Create inside a transaction the caller owns, with every rule and hook of Create but `prepare`:
    * lets one request create several resources atomically (sign-up: account + project + website).
    * `prepare` (slow work such as hashing a password) runs before any transaction opens, so a
@@ -753,6 +759,14 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         const next: Row = { ...previous };
         await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
         return presentOne(trx, await persist(trx, ctx, next, previous));
+      });
+    },
+
+    async hold(ctx, params, work, opts = {}) {
+      return inTransaction(false, async (trx, pending) => {
+        const row = singleton ? await loadSingletonForUpdate(trx, ctx, params) : await load(trx, ctx, params, true);
+        await checkIfMatch(trx, opts.ifMatch, row);
+        return work({ trx, afterCommit: pending }, row);
       });
     },
 

@@ -39,6 +39,7 @@ export function createVirtualService(decl: ResourceDecl, source: VirtualSource, 
     insert: unsupported('insert'),
     remove: unsupported('remove'),
     mutate: unsupported('mutate'),
+    hold: unsupported('hold'),
     load: unsupported('load'),
     toResource: unsupported('toResource'),
   };
