@@ -4,6 +4,7 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { Config } from './config.js';
 import { accountResource } from './accounts/account.resource.js';
+import { registerAdminApp } from './admin-app/admin-app.js';
 import { projectResource } from './projects/project.resource.js';
 import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
@@ -293,6 +294,9 @@ export async function buildApp(opts: {
     versions: createSiteVersions(database),
     contributions: areas.flatMap((area) => (area.site ? [area.site(deps)] : [])),
   });
+
+  // The admin web app (admin/dist) on the platform host: `/` and its client routes, /assets/.
+  await registerAdminApp(app);
 
   return { app, operations, mail, services, deps, routeRights };
 }

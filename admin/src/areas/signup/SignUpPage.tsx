@@ -1,0 +1,5 @@
+import { PublicPage } from '../../lib/layout/PublicPage';
+
+export function SignUpPage() {
+  return <PublicPage title="SignUpPage">Coming next.</PublicPage>;
+}

@@ -1,0 +1,5 @@
+import { PublicPage } from '../../lib/layout/PublicPage';
+
+export function ConfirmEmailPage() {
+  return <PublicPage title="ConfirmEmailPage">Coming next.</PublicPage>;
+}

@@ -1,0 +1,28 @@
+import { useEffect } from 'react';
+import { Outlet, useParams } from '@tanstack/react-router';
+import { Shell, NavSkeleton } from './Shell';
+import { Navigation } from './Navigation';
+import { useMyWebsites } from '../websites';
+import { lastWebsite } from '../session';
+import { useRights } from '../rights';
+
+/** Current website (from the URL) and its account, for the screens under `/w/$websiteId`. */
+export function useCurrentWebsite() {
+  const { websiteId } = useParams({ from: '/signed-in/w/$websiteId' });
+  const { data } = useMyWebsites();
+  return { websiteId, entry: data?.find((e) => e.website.id === websiteId) };
+}
+
+export function WebsiteShell() {
+  const { websiteId, entry } = useCurrentWebsite();
+  const accountId = entry?.account.id;
+  const rights = useRights(accountId, websiteId);
+  useEffect(() => {
+    if (entry) lastWebsite.set(websiteId);
+  }, [entry, websiteId]);
+  return (
+    <Shell websiteId={websiteId} navigation={rights ? <Navigation websiteId={websiteId} accountId={accountId} canRead={rights.canRead} /> : <NavSkeleton />}>
+      <Outlet />
+    </Shell>
+  );
+}
