@@ -1,0 +1,110 @@
+/**
+ * The admin web app in a real browser: the admin built if stale (the same `ensureAdminBuilt` as
+ * `npm start`), the real platform on a fresh database of the project's dialect listening on a free
+ * port (PUBLIC_BASE_URL is that origin, so mailed links point at it), and Debian's Chromium
+ * headless through playwright-core. One per test file (a browser start costs a second or two):
+ *
+ *   const a = await startAdminBrowser();
+ *   const page = await a.newPage();              // a fresh context: no storage, no session
+ *   await page.goto(`${a.origin}/sign-in`);
+ *   await a.expectAccessible(page, 'sign-in');   // axe-core: WCAG 2.0/2.1/2.2 A and AA
+ *   const link = await a.mailedLink('alice@example.com', '/reset-password');
+ *   await a.close();
+ */
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { simpleParser } from 'mailparser';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { ensureAdminBuilt } from '../../src/admin-app/build.js';
+import { startTestApp, type TestApp } from './app.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
+
+export interface AdminBrowser {
+  t: TestApp;
+  /** `http://127.0.0.1:{port}`: the platform host, where the admin answers. */
+  origin: string;
+  browser: Browser;
+  /** A page in a new browser context (its own storage: not signed in). */
+  newPage(): Promise<Page>;
+  /** Fails with axe's findings when the page has any WCAG A/AA violation. */
+  expectAccessible(page: Page, screen: string): Promise<void>;
+  /** The first link to `path` in the newest mail to `to` in DATA_DIR/outbox (waits for the mail worker). */
+  mailedLink(to: string, path: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startAdminBrowser(env: Record<string, string> = {}): Promise<AdminBrowser> {
+  await ensureAdminBuilt();
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const t = await startTestApp({ PUBLIC_BASE_URL: origin, ...env });
+  await t.app.listen({ host: '127.0.0.1', port });
+  const profile = await mkdtemp(join(tmpdir(), 'admin-chromium-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, `--user-data-dir=${profile}`] }).catch(async () =>
+    // Playwright manages the profile itself on some versions (refuses --user-data-dir): its own temp profile is new too.
+    chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS }),
+  );
+  const contexts: BrowserContext[] = [];
+  return {
+    t,
+    origin,
+    browser,
+    async newPage() {
+      const context = await browser.newContext({ baseURL: origin });
+      contexts.push(context);
+      return context.newPage();
+    },
+    async expectAccessible(page, screen) {
+      const result = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
+      const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join('\n    ')}`);
+      expect(found, `axe on ${screen}`).toEqual([]);
+    },
+    async mailedLink(to, path) {
+      const dir = join(t.config.dataDir, 'outbox');
+      for (let i = 0; i < 200; i++) {
+        const files = (await readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.eml'));
+        const mails = await Promise.all(files.map(async (f) => simpleParser(await readFile(join(dir, f)))));
+        const matching = mails.filter((m) => JSON.stringify(m.to).includes(to)).sort((a, b) => (b.date?.getTime() ?? 0) - (a.date?.getTime() ?? 0));
+        for (const mail of matching) {
+          const link = new RegExp(`https?://[^\\s"'<>]+${path.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}#token=[^\\s"'<>]+`).exec(mail.text ?? '');
+          if (link) return link[0];
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`no mail to ${to} with a link to ${path}`);
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close().catch(() => undefined);
+      await t.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Signs `page` in through the sign-in screen and waits until it left it. */
+export async function signInPage(a: AdminBrowser, page: Page, user: { email: string; password: string }, path = '/sign-in'): Promise<void> {
+  await page.goto(`${a.origin}${path}`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password', { exact: false }).first().fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL((url) => url.pathname !== '/sign-in');
+}
