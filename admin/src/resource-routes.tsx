@@ -1,18 +1,24 @@
 /**
  * The generated resource screens' routes (owned by the generic screens, admin/src/generic/). URL
- * shape: `/w/{websiteId}/r/{collection path…}` for a website's collections and
- * `/a/{accountId}/r/{collection path…}` for an account's; the navigation (lib/layout/areas.ts)
- * links to `/w/$websiteId/r/$` with `_splat: '<collection>'`.
+ * shape: `/w/{websiteId}/r/{resource name…}` for a website's resources and
+ * `/a/{accountId}/r/{resource name…}` for an account's (and its projects, websites and the platform
+ * catalogue); below `r/` the path repeats the API's resource name, with `:create`, `:edit` or a
+ * custom method's `:verb` at the end (generic/placement.ts). The screens and the OpenAPI model they
+ * are drawn from load with the route (code-split).
  */
-import { createRoute } from '@tanstack/react-router';
+import { createRoute, lazyRouteComponent } from '@tanstack/react-router';
 import { accountRoute, websiteRoute } from './routes';
-import { PlaceholderScreen } from './lib/layout/PlaceholderScreen';
+import { validateListSearch } from './lib/openapi-model/list.js';
+
+const ResourceScreen = lazyRouteComponent(() => import('./generic/ResourceScreen'), 'ResourceScreen');
 
 export const websiteResourceRoutes = [
   createRoute({
     getParentRoute: () => websiteRoute,
     path: 'r/$',
-    component: PlaceholderScreen,
+    // Filters, order, page token and page size of list screens: a list view is a shareable link.
+    validateSearch: validateListSearch,
+    component: ResourceScreen,
   }),
 ] as const;
 
@@ -20,6 +26,7 @@ export const accountResourceRoutes = [
   createRoute({
     getParentRoute: () => accountRoute,
     path: 'r/$',
-    component: PlaceholderScreen,
+    validateSearch: validateListSearch,
+    component: ResourceScreen,
   }),
 ] as const;

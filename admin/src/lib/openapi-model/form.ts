@@ -18,6 +18,7 @@ export type FieldKind =
   | 'reference'
   | 'references'
   | 'fieldset'
+  | 'file'
   | 'json';
 
 /** One control of a generated form. */
@@ -132,6 +133,7 @@ function fieldOf(name: string, raw: JsonSchema, required: boolean, opts: FormOpt
 }
 
 function stringKind(name: string, schema: JsonSchema, writeOnly: boolean): FieldKind {
+  if (schema.format === 'binary') return 'file';
   if (schema.format === 'date-time') return 'datetime';
   if (schema.format === 'email' || name === 'email') return 'email';
   if (schema.format === 'uri' || schema.format === 'url') return 'url';
@@ -153,7 +155,7 @@ function bounds<K extends keyof JsonSchema>(schema: JsonSchema, keys: K[]): Part
  * boolean, selects a string or null, lists a string[], fieldsets an object of their children's
  * values, JSON controls the JSON text.
  */
-export type FormValue = string | number | boolean | null | string[] | FormValues;
+export type FormValue = string | number | boolean | null | string[] | Blob | FormValues;
 export interface FormValues {
   [key: string]: FormValue;
 }
@@ -178,6 +180,8 @@ export function toFormValue(field: FormField, wire: unknown): FormValue {
     }
     case 'json':
       return wire === undefined || wire === null ? '' : JSON.stringify(wire, null, 2);
+    case 'file':
+      return typeof Blob !== 'undefined' && wire instanceof Blob ? wire : null;
     default:
       return typeof wire === 'string' ? wire : wire === undefined || wire === null ? '' : String(wire);
   }
@@ -187,6 +191,7 @@ export function toFormValue(field: FormField, wire: unknown): FormValue {
 export function isEmpty(field: FormField, value: FormValue): boolean {
   if (value === null || value === '') return true;
   if (Array.isArray(value)) return value.length === 0 && !field.required;
+  if (field.kind === 'file') return !(typeof Blob !== 'undefined' && value instanceof Blob);
   if (field.kind === 'fieldset') return (field.fields ?? []).every((f) => isEmpty(f, (value as FormValues)[f.name] ?? null));
   return false;
 }

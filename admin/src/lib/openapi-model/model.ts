@@ -49,6 +49,8 @@ function endpointOf(doc: OpenApiDocument, path: string, method: HttpMethod, op: 
   const mediaType = content ? Object.keys(content)[0] : undefined;
   const bodySchema = mediaType ? content![mediaType]!.schema : undefined;
   const success = successSchema(op);
+  // Rights are stated in prose by the resource engine (`rightNote`): the admin hides what a role cannot do.
+  const right = /Requires (READ|WRITE) on section `([^`]+)`/.exec(op.description ?? '');
   return {
     path,
     method,
@@ -65,6 +67,7 @@ function endpointOf(doc: OpenApiDocument, path: string, method: HttpMethod, op: 
       ...(bodySchema.$ref && { requestSchemaName: refName(bodySchema.$ref) }),
     }),
     ...(success?.$ref && { responseSchemaName: refName(success.$ref) }),
+    ...(right && { right: { level: right[1] as 'READ' | 'WRITE', section: right[2]! } }),
   };
 }
 

@@ -96,6 +96,8 @@ export interface Endpoint {
   requestMediaType?: string;
   /** Name of the success answer's component schema (`Operation`, `BlogPost`, `Empty`, ...). */
   responseSchemaName?: string;
+  /** The right the call needs, from its description (`Requires WRITE on section \`website.blog\``). */
+  right?: { level: 'READ' | 'WRITE'; section: string };
 }
 
 /** What a custom method answers, which decides how the admin shows the result. */
