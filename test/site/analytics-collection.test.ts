@@ -509,4 +509,27 @@ describe('from the site to analytics:query', () => {
     const events = await ask({ metrics: ['events'], dimensions: ['event_name'], filters: [{ dimension: 'utm_campaign', operator: 'IS', values: [campaign] }, { dimension: 'event_name', operator: 'IS_NOT', values: ['pageview'] }] });
     expect(events.rows).toEqual([{ dimensions: { event_name: 'Signup' }, metrics: { events: 1 } }]);
   });
+
+  it('a filter never multiplies visits: one browser viewing /a, /b and /c is one visit in every total, and one per page row (issue 23)', async () => {
+    const carol = await t.signUpProvisioned();
+    const carolHost = `${await codeOf(carol)}.localhost`;
+    const ip = address();
+    for (const path of ['/a', '/b', '/c']) expect((await pageview(path, { ip, on: carolHost })).statusCode).toBe(202);
+    // Written in arrival order, one transaction per flush: once /c is stored, so are /a and /b.
+    await eventually(async () => (await eventsAt(carol.websiteId, '/c')).length === 1, 'the three page views');
+    const ask = async (extra: Record<string, unknown>) =>
+      expectStatus(await t.request('POST', `${API}/websites/${carol.websiteId}/analytics:query`, { token: carol.token, body: { date_range: 'today', metrics: ['visitors', 'visits', 'pageviews', 'views_per_visit', 'bounce_rate', 'visit_duration'], ...extra } }), 200);
+    const whole = (await ask({})).totals;
+    expect(whole).toMatchObject({ visitors: 1, visits: 1, pageviews: 3, views_per_visit: 3, bounce_rate: 0 });
+    const anyPage = { dimension: 'page', operator: 'CONTAINS', values: ['/'] };
+    expect((await ask({ filters: [anyPage] })).totals).toEqual(whole);
+    expect((await ask({ filters: [anyPage, { dimension: 'device', operator: 'IS', values: ['desktop'] }] })).totals).toEqual(whole);
+    const pages = await ask({ dimensions: ['page'] });
+    expect(pages.totals).toEqual(whole);
+    expect(pages.rows.map((r: any) => [r.dimensions.page, r.metrics.visits, r.metrics.pageviews]).sort()).toEqual([
+      ['/a', 1, 1],
+      ['/b', 1, 1],
+      ['/c', 1, 1],
+    ]);
+  });
 });
