@@ -311,6 +311,7 @@ function whereLive<Q extends { where: (...args: any[]) => Q }>(query: Q, dialect
 /** Columns of a post a site listing reads (`content` only where an excerpt is derived from it). */
 export const SITE_POST_LIST_COLUMNS = [
   'id', 'url_key', 'title', 'custom_excerpt', 'meta_description', 'publish_time', 'update_time', 'visible_view_ids', 'author_ids', 'tag_ids', 'category_ids',
+  'feature_image_media_id', 'feature_image_alt',
 ] as const;
 
 /**
@@ -373,6 +374,19 @@ export async function livePostsAfter(
   let query = whereLive(db.selectFrom('blog_posts').select(withContent ? [...SITE_POST_LIST_COLUMNS, 'content'] : [...SITE_POST_LIST_COLUMNS]), dialect, scope);
   if (after) query = query.where((eb: any) => eb(eb.refTuple('blog_posts.publish_time', 'blog_posts.id'), '<', eb.tuple(after.publishTime, after.id)));
   return query.orderBy('blog_posts.publish_time', 'desc').orderBy('blog_posts.id', 'desc').limit(limit).execute();
+}
+
+/**
+ * The live post just newer than `(publishTime, id)` (a post page's "next"): the same index walked
+ * forwards from the cursor, one row.
+ */
+export async function liveNewerPost(db: Kysely<any>, dialect: SqlDialect, scope: LiveScope, at: { publishTime: number; id: string }): Promise<Row | undefined> {
+  return whereLive(db.selectFrom('blog_posts').select([...SITE_POST_LIST_COLUMNS]), dialect, scope)
+    .where((eb: any) => eb(eb.refTuple('blog_posts.publish_time', 'blog_posts.id'), '>', eb.tuple(at.publishTime, at.id)))
+    .orderBy('blog_posts.publish_time', 'asc')
+    .orderBy('blog_posts.id', 'asc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 /** The live post with `urlKey` in the view (url_keys are unique per website and view scope), every column. */

@@ -11,6 +11,7 @@ import {
   CATEGORY_LINKS,
   liveCategoryPostsPage,
   liveChildCategories,
+  liveNewerPost,
   livePostByUrlKey,
   livePostsAfter,
   livePostsPage,
@@ -60,7 +61,20 @@ interface LivePost {
   excerpt?: string;
   publishTime: number;
   updateTime: number;
+  /** Minutes a reader needs for the content at READING_WORDS_PER_MINUTE (at least 1); undefined when the content was not read. */
+  readingMinutes?: number;
 }
+
+/** Reading speed behind "N min read" (adult silent reading of non-fiction, Brysbaert 2019). */
+const READING_WORDS_PER_MINUTE = 230;
+/** Posts the view's home page shows (one wide, then a row of three). */
+export const HOME_POSTS = 4;
+/** `sizes` of a card's image: a third of the content width on wide screens, half on tablets, the screen on phones. */
+const CARD_SIZES = '(min-width: 72rem) 23rem, (min-width: 40rem) 45vw, 100vw';
+const LEAD_CARD_SIZES = '(min-width: 72rem) 42rem, (min-width: 48rem) 58vw, 100vw';
+const FEATURE_SIZES = '(min-width: 64rem) 60rem, 100vw';
+
+const readingMinutes = (html: string) => Math.max(1, Math.round(htmlToText(html).split(' ').filter(Boolean).length / READING_WORDS_PER_MINUTE));
 
 /**
  * The blog's part of every rendered site (docs/decisions.md, "Rendered websites: the blog"): index,
@@ -101,6 +115,7 @@ export function blogSite(deps: AreaDeps): SiteContribution {
         excerpt: (values.custom_excerpt as string | null) ?? deriveExcerpt(values.content as string | null),
         publishTime: Number(row.publish_time),
         updateTime: reading.updateTime,
+        readingMinutes: typeof values.content === 'string' ? readingMinutes(values.content) : undefined,
       };
     });
   }
@@ -121,13 +136,28 @@ export function blogSite(deps: AreaDeps): SiteContribution {
     }
   }
 
-  const card = (ctx: SiteContext, view: SiteView, post: LivePost) => ({
-    title: post.title,
-    href: post.path,
-    excerpt: post.excerpt,
-    publish_iso: new Date(post.publishTime).toISOString(),
-    publish_label: dateLabel(ctx, view, post.publishTime),
-  });
+  /**
+   * Posts as cards (title, excerpt, date, reading time, feature image through the media transforms):
+   * the first card of a page is the likely largest paint, loaded at once; the others lazily.
+   */
+  async function cards(ctx: SiteContext, view: SiteView, posts: LivePost[], opts: { lead?: boolean } = {}) {
+    const images = await readSiteImages(deps, ctx.website.id, posts.map((p) => p.row.feature_image_media_id as string).filter(Boolean));
+    return posts.map((post, i) => {
+      const image = post.row.feature_image_media_id ? images.get(post.row.feature_image_media_id as string) : undefined;
+      const alt = post.reading.values.feature_image_alt;
+      return {
+        title: post.title,
+        href: post.path,
+        excerpt: post.excerpt,
+        publish_iso: new Date(post.publishTime).toISOString(),
+        publish_label: dateLabel(ctx, view, post.publishTime),
+        reading_label: post.readingMinutes ? `${post.readingMinutes} min read` : undefined,
+        image: image ? { src: image.src, srcset: image.srcset, width: image.width, height: image.height, alt: typeof alt === 'string' && alt.trim() ? alt : image.alt } : undefined,
+        sizes: opts.lead && i === 0 ? LEAD_CARD_SIZES : CARD_SIZES,
+        lazy: i > 0,
+      };
+    });
+  }
 
   /** The feeds of the view, as `<link rel="alternate">` in the head of every blog page. */
   const feedLinks = (ctx: SitePageContext) => [
@@ -170,11 +200,17 @@ export function blogSite(deps: AreaDeps): SiteContribution {
     if (!listing) return undefined;
     const posts = await resolvePosts(ctx, ctx.view, listing.rows);
     const title = listing.page > 1 ? `Blog – page ${listing.page}` : 'Blog';
+    const lead = listing.page === 1;
     return {
       kind: 'html',
       template: 'blog/listing',
-      data: { heading: title, posts: posts.map((p) => card(ctx, ctx.view, p)), empty: 'No posts yet.', pager: listing.pager, feeds: feedLinks(ctx) },
-      meta: { title, canonicalPath: listing.canonicalPath, alternates: listingAlternates(ctx, '/blog', listing.page) },
+      data: { heading: title, posts: await cards(ctx, ctx.view, posts, { lead }), lead, empty: 'No posts yet.', pager: listing.pager, feeds: feedLinks(ctx) },
+      meta: {
+        title,
+        canonicalPath: listing.canonicalPath,
+        alternates: listingAlternates(ctx, '/blog', listing.page),
+        breadcrumbs: [{ name: await siteName(ctx), path: ctx.href('/') }, { name: 'Blog', path: listing.canonicalPath }],
+      },
     };
   }
 
@@ -216,7 +252,7 @@ export function blogSite(deps: AreaDeps): SiteContribution {
         intro: intro ?? undefined,
         children,
         children_label: 'Sub-categories',
-        posts: posts.map((p) => card(ctx, ctx.view, p)),
+        posts: await cards(ctx, ctx.view, posts),
         empty: 'No posts in this category itself yet.',
         pager: listing.pager,
         feeds: feedLinks(ctx),
@@ -225,6 +261,7 @@ export function blogSite(deps: AreaDeps): SiteContribution {
         title: listing.page > 1 ? `${metaTitle} – page ${listing.page}` : metaTitle,
         description: ((kind === 'category' && (values.meta_description as string | null)) || intro || undefined) ?? undefined,
         canonicalPath: listing.canonicalPath,
+        breadcrumbs: [{ name: await siteName(ctx), path: ctx.href('/') }, { name: 'Blog', path: ctx.href('/blog') }, { name: heading, path: listing.canonicalPath }],
       },
     };
   }
@@ -237,12 +274,22 @@ export function blogSite(deps: AreaDeps): SiteContribution {
     const [post] = await resolvePosts(ctx, ctx.view, [row]);
     const values = post.reading.values;
     const ids = (field: string) => (dialect.readJson<string[]>(row[field]) ?? []).filter((id) => typeof id === 'string');
-    const [authors, categories, tags, images] = await Promise.all([
+    const scope = scopeOf(ctx, ctx.view);
+    const at = { publishTime: post.publishTime, id: row.id as string };
+    const [authors, categories, tags, images, name, [olderRow], newerRow] = await Promise.all([
       resolveTaxonomy(ctx, ctx.view, 'author', ids('author_ids')),
       resolveTaxonomy(ctx, ctx.view, 'category', ids('category_ids')),
       resolveTaxonomy(ctx, ctx.view, 'tag', ids('tag_ids')),
       readSiteImages(deps, ctx.website.id, [row.feature_image_media_id, row.og_image_media_id].filter(Boolean)),
+      siteName(ctx),
+      livePostsAfter(db, dialect, scope, at, 1),
+      liveNewerPost(db, dialect, scope, at),
     ]);
+    const neighbours = await resolvePosts(ctx, ctx.view, [olderRow, newerRow].filter((r): r is Row => r !== undefined), ['title']);
+    const neighbour = (r: Row | undefined) => {
+      const found = r && neighbours.find((n) => n.row.id === r.id);
+      return found ? { title: found.title, href: found.path } : undefined;
+    };
     const feature = row.feature_image_media_id ? images.get(row.feature_image_media_id) : undefined;
     const social = (row.og_image_media_id && images.get(row.og_image_media_id)) || feature;
     const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -250,7 +297,11 @@ export function blogSite(deps: AreaDeps): SiteContribution {
     const visible = dialect.readJson<string[]>(row.visible_view_ids) ?? [];
     const alternates = Object.fromEntries(ctx.views.filter((v) => visible.length === 0 || visible.includes(v.id)).map((v) => [v.id, postPath(v, row.url_key)]));
     const publishIso = new Date(post.publishTime).toISOString();
+    const updateIso = new Date(post.updateTime).toISOString();
     const content = String(values.content ?? '');
+    const featureAlt = feature ? (text(values.feature_image_alt) ?? feature.alt) : undefined;
+    const socialImage = social ? social.variant({ w: 1200, fmt: 'jpeg' }) : undefined;
+    const blogPath = ctx.href('/blog');
     return {
       kind: 'html',
       template: 'blog/post',
@@ -261,15 +312,17 @@ export function blogSite(deps: AreaDeps): SiteContribution {
           excerpt: text(values.custom_excerpt),
           publish_iso: publishIso,
           publish_label: dateLabel(ctx, ctx.view, post.publishTime),
-          update_iso: new Date(post.updateTime).toISOString(),
+          update_iso: updateIso,
+          reading_label: `${readingMinutes(content)} min read`,
           authors,
           categories,
           tags,
-          feature_image: feature
-            ? { src: feature.src, srcset: feature.srcset, width: feature.width, height: feature.height, alt: text(values.feature_image_alt) ?? feature.alt }
-            : undefined,
+          feature_image: feature ? { src: feature.src, srcset: feature.srcset, width: feature.width, height: feature.height, alt: featureAlt } : undefined,
+          feature_sizes: FEATURE_SIZES,
+          older: neighbour(olderRow),
+          newer: neighbour(newerRow),
         },
-        labels: { by: 'By', published: 'Published', categories: 'Categories', tags: 'Tags', back: 'All posts' },
+        labels: { by: 'By', published: 'Published', categories: 'Categories', tags: 'Tags', back: 'All posts', older: 'Older post', newer: 'Newer post', posts: 'More posts' },
         blog_href: ctx.href('/blog'),
         feeds: feedLinks(ctx),
       },
@@ -280,14 +333,52 @@ export function blogSite(deps: AreaDeps): SiteContribution {
         ogDescription: text(values.og_description) ?? description,
         canonicalPath: post.path,
         canonicalUrl: text(row.canonical_url),
-        image: social?.src,
+        image: socialImage,
+        imageAlt: social === feature ? featureAlt : social?.alt,
         type: 'article',
         publishTime: publishIso,
-        updateTime: new Date(post.updateTime).toISOString(),
+        updateTime: updateIso,
         alternates,
+        breadcrumbs: [
+          { name, path: ctx.href('/') },
+          { name: 'Blog', path: blogPath },
+          ...(categories[0] ? [{ name: categories[0].name, path: categories[0].href }] : []),
+          { name: post.title, path: post.path },
+        ],
+        jsonLd: [
+          {
+            '@type': 'BlogPosting',
+            headline: post.title.slice(0, 110),
+            ...(description ? { description } : {}),
+            url: `${ctx.origin}${post.path}`,
+            mainEntityOfPage: { '@type': 'WebPage', '@id': text(row.canonical_url) ?? `${ctx.origin}${post.path}` },
+            datePublished: publishIso,
+            dateModified: updateIso,
+            inLanguage: ctx.view.locale,
+            ...(socialImage ? { image: [socialImage] } : {}),
+            author: authors.length ? authors.map((a) => ({ '@type': 'Person', name: a.name, url: `${ctx.origin}${a.href}` })) : [{ '@type': 'Organization', name, url: `${ctx.origin}${ctx.href('/')}` }],
+            publisher: { '@type': 'Organization', name, url: `${ctx.origin}${ctx.href('/')}` },
+            ...(categories.length ? { articleSection: categories.map((c) => c.name) } : {}),
+            ...(tags.length ? { keywords: tags.map((t) => t.name).join(', ') } : {}),
+            wordCount: htmlToText(content).split(' ').filter(Boolean).length,
+          },
+        ],
       },
       contentHtml: content,
     };
+  }
+
+  async function siteName(ctx: SiteContext): Promise<string> {
+    const settings = site ? await site.settings(ctx, ctx.defaultView) : await readSiteSettings(database, ctx.website.id, ctx.defaultView.id);
+    return String(settings.get('general.site.name') || ctx.website.displayName);
+  }
+
+  /** The view's home page: its HOME_POSTS newest posts as cards (nothing while the blog has none). */
+  async function home(ctx: SitePageContext): Promise<Record<string, unknown> | undefined> {
+    const rows = await livePostsPage(db, dialect, scopeOf(ctx, ctx.view), { offset: 0, limit: HOME_POSTS, withContent: true });
+    if (rows.length === 0) return undefined;
+    const posts = await resolvePosts(ctx, ctx.view, rows);
+    return { posts: await cards(ctx, ctx.view, posts, { lead: true }), posts_heading: 'Latest posts', blog_href: ctx.href('/blog'), all_posts_label: 'All posts' };
   }
 
   /** The newest BLOG_FEED_SIZE live posts of the view with their authors and tags. */
@@ -486,6 +577,7 @@ export function blogSite(deps: AreaDeps): SiteContribution {
       { pattern: '/blog/*', handler: postPage },
     ],
     inventory,
+    home,
     routes(_app, siteDeps) {
       site = siteDeps;
     },

@@ -4,7 +4,7 @@ import { TtlCache } from '../platform/cache.js';
 import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
-import type { SiteContext, SiteContribution, SiteEntry, SitePage, SitePageContext, SiteView } from '../site/contribution.js';
+import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../site/contribution.js';
 import { siteHref } from '../site/paths.js';
 import { MAX_VIEWS_PER_WEBSITE } from '../views/view.resource.js';
 import { BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
@@ -320,15 +320,31 @@ function notFoundAsUndefined(err: unknown): undefined {
  */
 export function cmsSite(deps: AreaDeps): SiteContribution {
   const reader = cmsSiteReader(deps.database);
+  // The site's dependencies arrive with `routes` (registration), before any page is served.
+  let site: SiteDeps | undefined;
   return {
     templates: {
-      'cms/page': `{% layout 'layout' %}{% block content %}<article class="cms-page"><h1>{{ heading }}</h1>
-<div class="cms-content">{{ content_html | raw }}</div></article>{% endblock %}`,
+      // The view's home page opens with its heading and the site's tagline, then what other areas add (the blog's newest posts).
+      'cms/page': `{% layout 'layout' %}{% block content %}{% if is_home %}<section class="hero"><h1>{{ heading }}</h1>{% if site.tagline != "" %}<p class="tagline">{{ site.tagline }}</p>{% endif %}{% if content_html != "" %}<div class="prose cms-content">{{ content_html | raw }}</div>{% endif %}</section>
+{% if home.posts.size > 0 %}<section aria-labelledby="home-posts"><div class="section-head"><h2 id="home-posts">{{ home.posts_heading }}</h2><a href="{{ home.blog_href }}">{{ home.all_posts_label }}</a></div>
+<ul class="cards cards-lead">{% for post in home.posts %}<li>{% render 'card', post: post, level: 3, lead: forloop.first %}</li>{% endfor %}</ul></section>{% endif %}
+{% else %}<article class="cms-page"><div class="prose"><h1>{{ heading }}</h1>
+<div class="cms-content">{{ content_html | raw }}</div></div></article>{% endif %}{% endblock %}`,
     },
     pages: [
-      { pattern: '/', handler: (ctx) => reader.page(ctx, null) },
+      {
+        pattern: '/',
+        async handler(ctx) {
+          const page = await reader.page(ctx, null);
+          if (page?.kind === 'html' && page.data.is_home && site) page.data.home = await site.home(ctx);
+          return page;
+        },
+      },
       { pattern: '/*', handler: (ctx) => reader.page(ctx, (ctx.params['*'] ?? '').replace(/\/+$/, '')) },
     ],
     inventory: (ctx, view) => reader.inventory(ctx, view),
+    routes(_app, siteDeps) {
+      site = siteDeps;
+    },
   };
 }

@@ -10,7 +10,7 @@ export const ACCOUNT_TEMPLATES: Record<string, string> = {
   'account-links': `{% capture q %}{% if site.home_path != "/" %}?view={{ site.home_path | remove_first: "/" }}{% endif %}{% endcapture %}<nav class="account-nav" aria-label="Account"><ul>{% if visitor %}<li><a href="/account{{ q }}">Your account</a></li><li><a href="/account/sign-out{{ q }}">Sign out</a></li>{% else %}<li><a href="/account/sign-in{{ q }}">Sign in</a></li><li><a href="/account/sign-up{{ q }}">Create an account</a></li>{% endif %}</ul></nav>`,
 
   // One form page: heading, notices, the error summary (focusable, announced), the fields, links.
-  'account/form': `{% layout 'layout' %}{% block content %}
+  'account/form': `{% layout 'layout' %}{% block content %}<div class="panel">
 <h1>{{ heading }}</h1>
 {% if notice %}<p class="notice" role="status">{{ notice }}</p>{% endif %}
 {% if intro %}<p>{{ intro }}</p>{% endif %}
@@ -27,7 +27,7 @@ export const ACCOUNT_TEMPLATES: Record<string, string> = {
 {% endfor %}<button type="submit">{{ submit_label }}</button>
 </form>
 {% if links.size > 0 %}<ul class="account-links">{% for l in links %}<li><a href="{{ l.href }}">{{ l.label }}</a></li>{% endfor %}</ul>{% endif %}
-{% endblock %}`,
+</div>{% endblock %}`,
 
   // One field: a label (a legend for radio and checkbox groups), hint and error tied to the control
   // with aria-describedby, aria-invalid on the control(s) while it has an error.
@@ -47,9 +47,9 @@ export const ACCOUNT_TEMPLATES: Record<string, string> = {
 {% endif %}{% endif %}</div>`,
 
   // A notice without a form (registration closed, a refused request, a link that no longer works).
-  'account/message': `{% layout 'layout' %}{% block content %}
+  'account/message': `{% layout 'layout' %}{% block content %}<div class="panel">
 <h1>{{ heading }}</h1>
 <p>{{ message }}</p>
 {% if links.size > 0 %}<ul class="account-links">{% for l in links %}<li><a href="{{ l.href }}">{{ l.label }}</a></li>{% endfor %}</ul>{% endif %}
-{% endblock %}`,
+</div>{% endblock %}`,
 };

@@ -9,11 +9,11 @@ import { DEFAULT_HITS_PER_PAGE, MAX_HIT_OFFSET, MAX_HITS_PER_PAGE, MAX_QUERY_CHA
 /** Website setting that switches the site's search (page, read API endpoint, MCP tool). */
 export const SEARCH_ENABLED_SETTING = 'search.enabled';
 
-const RESULTS_TEMPLATE = `{% layout 'layout' %}{% block content %}<section class="search-results"><h1>{{ heading }}</h1>
+const RESULTS_TEMPLATE = `{% layout 'layout' %}{% block content %}<section class="search-results search-page"><h1>{{ heading }}</h1>
 <form role="search" action="{{ action }}" method="get"><label for="search-q">{{ labels.field }}</label> <input id="search-q" type="search" name="q" value="{{ q }}" maxlength="${MAX_QUERY_CHARS}"> <button type="submit">{{ labels.submit }}</button></form>
 {% if message %}<p class="search-message">{{ message }}</p>{% endif %}
 {% if hits.size > 0 %}<ol class="search-hits" start="{{ first }}">{% for hit in hits %}<li><h2><a href="{{ hit.href }}">{{ hit.title_html | raw }}</a></h2><p>{{ hit.snippet_html | raw }}</p></li>{% endfor %}</ol>{% endif %}
-{% if prev_href or next_href %}<nav aria-label="{{ labels.pages }}">{% if prev_href %}<a href="{{ prev_href }}" rel="prev">{{ labels.prev }}</a> {% endif %}{% if next_href %}<a href="{{ next_href }}" rel="next">{{ labels.next }}</a>{% endif %}</nav>{% endif %}
+{% if prev_href or next_href %}<nav class="pagination" aria-label="{{ labels.pages }}">{% if prev_href %}<a href="{{ prev_href }}" rel="prev">{{ labels.prev }}</a> {% endif %}{% if next_href %}<a href="{{ next_href }}" rel="next">{{ labels.next }}</a>{% endif %}</nav>{% endif %}
 </section>{% endblock %}`;
 
 /** `page_size` of the JSON surfaces: absent, empty or 0 → 10; more than 50 → 50. */

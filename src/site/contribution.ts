@@ -93,8 +93,13 @@ export interface SitePageMeta {
   ogDescription?: string;
   /** An absolute canonical URL elsewhere (a post that first appeared on another site); else `canonicalPath` on this site. */
   canonicalUrl?: string;
-  /** Absolute or site-relative URL of the social image. */
+  /** Absolute or site-relative URL of the social image, and its alt text. */
   image?: string;
+  imageAlt?: string;
+  /** The trail to the page for `BreadcrumbList` (site paths); default: the home page, then the page. */
+  breadcrumbs?: Array<{ name: string; path: string }>;
+  /** schema.org objects of the page itself (a post's `BlogPosting`), written as JSON-LD beside the site's own. */
+  jsonLd?: Array<Record<string, unknown>>;
   /** `website` or `article`. */
   type?: 'website' | 'article';
   publishTime?: string;
@@ -151,6 +156,8 @@ export interface SiteContribution {
   visitor?(request: FastifyRequest, ctx: SiteContext): Promise<SiteVisitor | undefined>;
   /** Ranked search of the site's published content; one contribution provides it (the search area). */
   search?: SiteSearch;
+  /** What the area adds to a view's home page (the blog: its newest posts), merged into the home page's data. */
+  home?(ctx: SitePageContext): Promise<Record<string, unknown> | undefined>;
 }
 
 /** The site's ranked search, as the read API (`/api/v1/search`) and `/mcp` (`search` tool) call it. */
@@ -200,6 +207,8 @@ export interface SiteDeps extends AreaDeps {
   inventory(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
   /** The site's search, when an area contributes one. */
   search?: SiteSearch;
+  /** Every contribution's `home` data for the view's home page, merged. */
+  home(ctx: SitePageContext): Promise<Record<string, unknown>>;
 }
 
 declare module 'fastify' {

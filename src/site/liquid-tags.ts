@@ -2,6 +2,7 @@ import { evalToken, Tag, type Context, type Emitter, type Liquid, type TagToken,
 import { cmsSiteReader } from '../cms/cms.site.js';
 import type { Database } from '../platform/db/database.js';
 import type { SiteContext, SiteView } from './contribution.js';
+import { jsonLdText } from './design.js';
 
 /**
  * Render globals of one site rendering (`liquid.renderFile(…, { globals })`): the site and view a
@@ -24,6 +25,8 @@ export const siteRenderGlobals = (ctx: SiteContext, view: SiteView) => ({ [SITE_
  */
 export function registerSiteTags(liquid: Liquid, database: Database): void {
   const cms = cmsSiteReader(database);
+  // `{{ object | json_ld | raw }}` inside `<script type="application/ld+json">` (see jsonLdText).
+  liquid.registerFilter('json_ld', (value: unknown) => jsonLdText(value));
   liquid.registerTag(
     'block_content',
     class BlockContentTag extends Tag {

@@ -9,6 +9,7 @@ import { toApiError } from '../platform/http/errors.js';
 import type { SiteChrome } from './chrome.js';
 import { readSiteChrome } from './chrome.js';
 import { agentsContribution } from './agents/agents.site.js';
+import { designContribution, structuredData } from './design.js';
 import { approximateTokens, MARKDOWN_TWINS_SETTING, markdownPathOf, markdownTwin, wantsMarkdown } from './agents/markdown.js';
 import { contentSignal } from './agents/signals.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
@@ -95,7 +96,7 @@ export async function registerSiteSurface(
 ): Promise<SiteDeps> {
   const { deps, hosts, versions } = opts;
   // The core's own contributions after the areas': the sitemap and the agent surface (robots.txt, llms.txt, read API, /mcp, …).
-  const contributions = [...opts.contributions, sitemapContribution(), agentsContribution()];
+  const contributions = [...opts.contributions, sitemapContribution(), agentsContribution(), designContribution()];
   const { database } = deps;
   const db = database.db;
   const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin);
@@ -151,6 +152,10 @@ export async function registerSiteSurface(
       for (const contribution of contributions) if (contribution.inventory) yield* contribution.inventory(ctx, view);
     },
     search: contributions.find((c) => c.search)?.search,
+    async home(ctx) {
+      const parts = await Promise.all(contributions.map((c) => c.home?.(ctx)));
+      return Object.assign({}, ...parts.filter(Boolean));
+    },
   };
 
   // First-party scripts of the contributions, from settings that are website-wide (not view-overridable).
@@ -167,6 +172,7 @@ export async function registerSiteSurface(
     const alternates = Object.entries(page.meta.alternates ?? {})
       .filter(([id]) => viewById.has(id))
       .map(([id, path]) => ({ hreflang: viewById.get(id)!.locale, url: `${ctx.origin}${path}` }));
+    const searchPath = siteDeps.search && settings.get('search.enabled') !== false ? href(view, '/search') : undefined;
     return liquid.renderFile(page.template, {
       ...page.data,
       site: {
@@ -175,8 +181,12 @@ export async function registerSiteSurface(
         origin: ctx.origin,
         home_path: href(view, '/'),
         // The header's search form, while the website serves search (search.enabled).
-        search_path: siteDeps.search && settings.get('search.enabled') !== false ? href(view, '/search') : undefined,
+        search_path: searchPath,
         skip_label: 'Skip to content',
+        menu_label: 'Menu',
+        search_label: 'Search',
+        language_label: 'Language',
+        year: new Date(ctx.now).getUTCFullYear(),
         views: ctx.views.map((v) => ({ id: v.id, locale: v.locale, display_name: v.displayName, home_path: href(v, '/') })),
         scripts: layoutScripts(settings),
       },
@@ -189,6 +199,7 @@ export async function registerSiteSurface(
         type: page.meta.type ?? 'website',
         robots: robotsOf(page.meta.robots, settings),
         alternates,
+        json_ld: structuredData({ origin: ctx.origin, siteName: name, view, homePath: href(view, '/'), searchPath, meta: page.meta }),
       },
       chrome,
       // Whether someone is signed in, never who: shared renderings are cached per customer groups.
@@ -227,12 +238,13 @@ export async function registerSiteSurface(
       const { settings } = await viewState(request.site, request.site.defaultView);
       if ((settings.get(SITE_STATUS_SETTING) ?? 'LIVE') !== 'LIVE') {
         const name = String(settings.get('general.site.name') || website.displayName);
+        const { chrome } = await viewState(request.site, request.site.defaultView);
         return reply
           .code(503)
           .header('retry-after', String(MAINTENANCE_RETRY_AFTER_S))
           .header('cache-control', 'no-store')
           .type('text/html; charset=utf-8')
-          .send(maintenanceHtml(name, request.site.defaultView.locale));
+          .send(maintenanceHtml(name, request.site.defaultView.locale, chrome.css));
       }
       if (visitorOf) request.site.visitor = await visitorOf(request, request.site);
     });
@@ -369,7 +381,12 @@ export async function registerSiteSurface(
     const html = await renderHtml(request, request.site!, {
       kind: 'html',
       template: 'not-found',
-      data: { heading: status === 404 ? 'Page not found' : 'Bad request', message: 'There is nothing at this address.', home_label: 'Go to the home page' },
+      data: {
+        code: status,
+        heading: status === 404 ? 'Page not found' : 'Bad request',
+        message: status === 404 ? 'There is nothing at this address. It may have moved, or the link may be mistyped.' : 'There is nothing at this address.',
+        home_label: 'Go to the home page',
+      },
       meta: { title: status === 404 ? 'Page not found' : 'Bad request', canonicalPath: href(view, '/'), robots: 'NOINDEX_NOFOLLOW' },
     }, view);
     return reply.code(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);

@@ -7,25 +7,12 @@
  * (the meta of the answer: title, description, canonical URL, robots, alternates), `chrome`
  * (theme, menus, footer; see chrome.ts), `visitor` (signed-in customer or nil).
  */
-/**
- * The layout's own styles, built on the theme's variables (`chrome.css` sets them; the theme's
- * defaults apply when it sets none). Kept small: themes restyle through the variables.
- */
-const BASE_CSS = [
-  'body{margin:0;font-family:var(--font-body,system-ui,sans-serif);font-size:var(--font-size-base,16px);line-height:1.5;color:var(--color-text,#1f2328);background:var(--color-background,#fff)}',
-  'a{color:var(--color-link,#0969da)}',
-  'h1,h2,h3,h4,h5,h6{font-family:var(--font-heading,system-ui,sans-serif);line-height:1.25}',
-  '.site-header,main,.site-footer{max-width:var(--content-width,72rem);margin:0 auto;padding:1rem}',
-  '.site-header{display:flex;flex-wrap:wrap;align-items:center;gap:1rem}',
-  '.site-name{font-weight:bold;font-size:1.25rem;text-decoration:none}',
-  '.site-header ul{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:1rem}',
-  '.site-header ul ul{display:block;padding-left:1rem}',
-  '.skip-link{position:absolute;left:-10000px;top:auto}',
-  '.skip-link:focus{position:static}',
-  'img{max-width:100%;height:auto}',
-  '.site-footer{border-top:1px solid var(--color-secondary,#6e7781)}',
-].join('\n');
+import { DESIGN_CSS } from './design.css.js';
 
+/**
+ * The layout's styles: the theme's variables (`chrome.css`, per website) then the default design
+ * built on them (design.css.ts), inlined so nothing blocks the first paint.
+ */
 export const CORE_TEMPLATES: Record<string, string> = {
   layout: `<!doctype html>
 <html lang="{{ view.locale }}">
@@ -42,40 +29,56 @@ export const CORE_TEMPLATES: Record<string, string> = {
 <meta property="og:type" content="{{ page.type }}">
 <meta property="og:url" content="{{ page.canonical_url }}">
 <meta property="og:site_name" content="{{ site.name }}">
+<meta property="og:locale" content="{{ view.locale | replace: "-", "_" }}">
 {% if page.ogDescription or page.description %}<meta property="og:description" content="{{ page.ogDescription | default: page.description }}">{% endif %}
-{% if page.image %}<meta property="og:image" content="{{ page.image }}">{% endif %}
+{% if page.image %}<meta property="og:image" content="{{ page.image }}">{% if page.imageAlt %}<meta property="og:image:alt" content="{{ page.imageAlt }}">{% endif %}{% endif %}
 <meta name="twitter:card" content="{% if page.image %}summary_large_image{% else %}summary{% endif %}">
-{% if chrome.favicon_url %}<link rel="icon" href="{{ chrome.favicon_url }}">{% endif %}
-<style>{{ chrome.css | raw }}
-${BASE_CSS}</style>
+<meta name="theme-color" media="(prefers-color-scheme: light)" content="{{ chrome.theme_color }}">
+<meta name="theme-color" media="(prefers-color-scheme: dark)" content="{{ chrome.theme_color_dark }}">
+<link rel="icon" href="{{ chrome.favicon_url }}" type="{{ chrome.favicon_type }}">
+{% if chrome.touch_icon_url %}<link rel="apple-touch-icon" href="{{ chrome.touch_icon_url }}">
+{% endif %}
+<style>{{ chrome.css | raw }}${DESIGN_CSS}</style>
 {% for script in site.scripts %}<script src="{{ script.src }}" defer{% for d in script.data %} data-{{ d.name }}="{{ d.value }}"{% endfor %}></script>
+{% endfor %}{% for item in page.json_ld %}<script type="application/ld+json">{{ item | json_ld | raw }}</script>
 {% endfor %}{% block head %}{% endblock %}
 </head>
 <body>
 <a class="skip-link" href="#main">{{ site.skip_label }}</a>
-<header class="site-header">
-<a class="site-name" href="{{ site.home_path }}">{% if chrome.logo_url %}<img src="{{ chrome.logo_url }}"{% if chrome.logo_srcset %} srcset="{{ chrome.logo_srcset }}" sizes="12rem"{% endif %} alt="{{ site.name }}" height="48">{% else %}{{ site.name }}{% endif %}</a>
-{% if site.tagline != "" %}<p class="site-tagline">{{ site.tagline }}</p>{% endif %}
-{% if chrome.main_menu %}{% render 'menu', menu: chrome.main_menu, label: chrome.main_menu.label, current: page.canonicalPath %}{% endif %}
-{% if site.views.size > 1 %}<nav aria-label="Language"><ul class="views">{% for v in site.views %}<li><a href="{{ v.home_path }}" hreflang="{{ v.locale }}" lang="{{ v.locale }}"{% if v.id == view.id %} aria-current="true"{% endif %}>{{ v.display_name }}</a></li>{% endfor %}</ul></nav>{% endif %}
-{% if site.search_path %}<form class="site-search" role="search" action="{{ site.search_path }}" method="get"><label for="site-search-q">Search</label> <input id="site-search-q" type="search" name="q" maxlength="200" required> <button type="submit">Search</button></form>{% endif %}
-{% render 'account-links', visitor: visitor, site: site %}
-</header>
-<main id="main">
+<header class="site-header"><div class="wrap header-inner">
+<a class="brand" href="{{ site.home_path }}">{% if chrome.logo %}<img src="{{ chrome.logo.src }}"{% if chrome.logo.srcset != "" %} srcset="{{ chrome.logo.srcset }}" sizes="{{ chrome.logo.sizes }}"{% endif %} alt="{{ chrome.logo.alt }}"{% if chrome.logo.width %} width="{{ chrome.logo.width }}" height="{{ chrome.logo.height }}"{% endif %}>{% endif %}<span>{{ site.name }}</span></a>
+<div class="site-nav">{% render 'header-nav', chrome: chrome, site: site, view: view, visitor: visitor, current: page.canonicalPath, suffix: "" %}</div>
+<details class="nav-drawer"><summary>{{ site.menu_label }}</summary><div class="drawer">{% render 'header-nav', chrome: chrome, site: site, view: view, visitor: visitor, current: page.canonicalPath, suffix: "-m" %}</div></details>
+</div></header>
+<main id="main" class="wrap">
 {% block content %}{% endblock %}
 </main>
-<footer class="site-footer">
-{% if chrome.footer_html %}{{ chrome.footer_html | raw }}{% endif %}
-</footer>
+<footer class="site-footer"><div class="wrap footer-inner">
+<div class="footer-brand"><p class="footer-name">{{ site.name }}</p>{% if site.tagline != "" %}<p>{{ site.tagline }}</p>{% endif %}</div>
+{% if chrome.footer_html %}<div class="footer-block">{{ chrome.footer_html | raw }}</div>{% endif %}
+{% if chrome.footer_menu %}<nav class="footer-menu" aria-label="{{ chrome.footer_menu.label }}">{% render 'menu-items', items: chrome.footer_menu.items, current: page.canonicalPath, depth: 4 %}</nav>{% endif %}
+<p class="footer-meta">© {{ site.year }} {{ site.name }}</p>
+</div></footer>
 </body>
 </html>
 `,
+  // The header's navigation, twice in the page: inline on wide screens, inside the "Menu" disclosure
+  // (a native <details>, no script) on narrow ones; CSS shows one. `suffix` keeps ids unique.
+  'header-nav': `{% if chrome.main_menu %}{% render 'menu', menu: chrome.main_menu, label: chrome.main_menu.label, current: current %}{% endif %}
+{% if site.views.size > 1 %}<nav aria-label="{{ site.language_label }}"><ul class="views">{% for v in site.views %}<li><a href="{{ v.home_path }}" hreflang="{{ v.locale }}" lang="{{ v.locale }}"{% if v.id == view.id %} aria-current="true"{% endif %}>{{ v.display_name }}</a></li>{% endfor %}</ul></nav>{% endif %}
+{% if site.search_path %}<form class="site-search" role="search" action="{{ site.search_path }}" method="get"><label class="visually-hidden" for="site-search-q{{ suffix }}">{{ site.search_label }}</label><input id="site-search-q{{ suffix }}" type="search" name="q" maxlength="200" placeholder="{{ site.search_label }}…" required><button type="submit">{{ site.search_label }}</button></form>{% endif %}
+{% render 'account-links', visitor: visitor, site: site %}`,
   menu: `<nav class="site-menu" aria-label="{{ label }}">{% render 'menu-items', items: menu.items, current: current, depth: 0 %}</nav>`,
   // Recursive: a menu is at most 5 levels deep (navigation items' limit).
   'menu-items': `<ul>{% for item in items %}<li><a href="{{ item.href }}"{% if item.href == current %} aria-current="page"{% endif %}{% if item.new_tab %} target="_blank" rel="noopener noreferrer"{% endif %}>{{ item.label }}</a>{% if item.children.size > 0 and depth < 5 %}{% render 'menu-items', items: item.children, current: current, depth: depth | plus: 1 %}{% endif %}</li>{% endfor %}</ul>`,
   // The customers area replaces it with sign-in / account links.
   'account-links': '',
-  'not-found': `{% layout 'layout' %}{% block content %}<h1>{{ heading }}</h1><p>{{ message }}</p><p><a href="{{ site.home_path }}">{{ home_label }}</a></p>{% endblock %}`,
+  // An image of the media library: `image` as media.site.ts answers it (`src`, `srcset`, `sizes`,
+  // `width`, `height`, `alt`), `lazy` below the fold, `sizes` the layout's slot width.
+  image: `<img src="{{ image.src }}"{% if image.srcset != "" %} srcset="{{ image.srcset }}" sizes="{{ sizes | default: '100vw' }}"{% endif %} alt="{{ image.alt }}"{% if image.width %} width="{{ image.width }}" height="{{ image.height }}"{% endif %}{% if lazy %} loading="lazy"{% else %} fetchpriority="high"{% endif %} decoding="async">`,
+  // A post as a card (home page, blog index, archives): `post` as the blog's `cards()` answers it, `level` its heading's.
+  card: `<article class="card">{% if post.image %}<figure class="card-media">{% render 'image', image: post.image, sizes: post.sizes, lazy: post.lazy %}</figure>{% endif %}<div class="card-body"><h{{ level }}><a href="{{ post.href }}">{{ post.title }}</a></h{{ level }}>{% if post.excerpt %}<div class="card-excerpt">{{ post.excerpt | raw }}</div>{% endif %}<p class="meta"><time datetime="{{ post.publish_iso }}">{{ post.publish_label }}</time>{% if post.reading_label %} · {{ post.reading_label }}{% endif %}</p></div></article>`,
+  'not-found': `{% layout 'layout' %}{% block content %}<div class="error-page"><p class="error-code" aria-hidden="true">{{ code }}</p><h1>{{ heading }}</h1><p>{{ message }}</p><p><a class="button" href="{{ site.home_path }}">{{ home_label }}</a>{% if site.search_path %} <a class="button button-quiet" href="{{ site.search_path }}">{{ site.search_label }}</a>{% endif %}</p></div>{% endblock %}`,
 };
 
 /** The page a host no website answers on: plain, nothing of any tenant. */
@@ -90,11 +93,12 @@ export const errorHtml = (status: number, requestId: string) => `<!doctype html>
 <body><main><h1>Something went wrong</h1><p>Error ${status}. Reference: ${requestId.replace(/[^A-Za-z0-9._-]/g, '')}</p></main></body></html>
 `;
 
-/** The page of a site that is not LIVE (`general.site.status`): its name only, nothing of its content. */
-export const maintenanceHtml = (siteName: string, lang: string) => {
+/** The page of a site that is not LIVE (`general.site.status`): its name only, nothing of its content; the theme's colours and fonts. */
+export const maintenanceHtml = (siteName: string, lang: string, themeCss = '') => {
   const name = siteName.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
   return `<!doctype html>
-<html lang="${/^[A-Za-z0-9-]{1,35}$/.test(lang) ? lang : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${name}: back soon</title></head>
-<body><main><h1>${name} is down for maintenance</h1><p>Please come back a little later.</p></main></body></html>
+<html lang="${/^[A-Za-z0-9-]{1,35}$/.test(lang) ? lang : 'en'}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${name}: back soon</title>
+<style>${themeCss}${DESIGN_CSS}</style></head>
+<body><main class="wrap"><div class="error-page"><p class="error-code" aria-hidden="true">503</p><h1>${name} is down for maintenance</h1><p>Please come back a little later.</p></div></main></body></html>
 `;
 };

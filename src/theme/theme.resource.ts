@@ -5,23 +5,13 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import type { Reference } from '../platform/area.js';
+import { DEFAULT_VARIABLES, THEME_PRESETS, THEME_VARIABLES } from './theme-variables.js';
 
 /**
- * The CSS variables every theme knows, with the values a new website starts with. Themes may
- * carry others (a custom template's own variables): they are stored and answered as sent.
+ * The CSS variables every theme knows (theme-variables.ts), with the values a new website starts
+ * with. Themes may carry others (a custom template's own variables): they are stored and answered as sent.
  */
-export const DEFAULT_VARIABLES: Readonly<Record<string, string>> = {
-  '--color-primary': '#1f6feb',
-  '--color-secondary': '#6e7781',
-  '--color-background': '#ffffff',
-  '--color-text': '#1f2328',
-  '--color-link': '#0969da',
-  '--font-body': 'system-ui, sans-serif',
-  '--font-heading': 'system-ui, sans-serif',
-  '--font-size-base': '16px',
-  '--radius': '6px',
-  '--content-width': '72rem',
-};
+export { DEFAULT_VARIABLES };
 
 const VARIABLE_NAME = /^--[A-Za-z0-9_-]{1,64}$/;
 /** Characters that would end the declaration or the style element a value is written into. */
@@ -102,6 +92,43 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
       favicon_media_id: { type: 'string', description: 'Media item used as the favicon.', maxLength: 128, refersTo: { table: 'media', what: 'a media item' } },
       main_menu_id: { type: 'string', description: 'Navigation menu shown as the main menu.', maxLength: 128, refersTo: { table: 'navigation_menus', what: 'a navigation menu' } },
       footer_block_id: { type: 'string', description: 'CMS block rendered as the footer.', maxLength: 128, refersTo: { table: 'cms_blocks', what: 'a CMS block' } },
+      variable_definitions: {
+        type: 'json',
+        column: false,
+        behavior: ['OUTPUT_ONLY'],
+        description:
+          'The variables the site’s design uses, for an editor to show as controls: `name`, `type` (`color`, `font`, `length`), `group` ' +
+          '(`colors`, `dark_colors` for visitors who prefer a dark scheme, `typography`, `layout`), `default`, `description`, and for fonts the offered system `options` (nothing is downloaded at run time).',
+        schema: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['name', 'type', 'group', 'default', 'description'],
+            properties: {
+              name: { type: 'string' },
+              type: { type: 'string', enum: ['color', 'font', 'length'] },
+              group: { type: 'string', enum: ['colors', 'dark_colors', 'typography', 'layout'] },
+              default: { type: 'string' },
+              description: { type: 'string' },
+              options: { type: 'array', items: { type: 'object', required: ['value', 'label'], properties: { value: { type: 'string' }, label: { type: 'string' } } } },
+            },
+          },
+        },
+      },
+      presets: {
+        type: 'json',
+        column: false,
+        behavior: ['OUTPUT_ONLY'],
+        description: 'Starting points (business, magazine, personal blog): apply one by sending `variables` with its `variables` merged over the defaults.',
+        schema: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['id', 'display_name', 'description', 'variables'],
+            properties: { id: { type: 'string' }, display_name: { type: 'string' }, description: { type: 'string' }, variables: { type: 'object', additionalProperties: { type: 'string' } } },
+          },
+        },
+      },
     },
     filterable: [],
     sortable: [],
@@ -120,6 +147,8 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
       present(row: Row, resource) {
         // Known variables always answer (a default where the theme has none); unknown ones as stored.
         resource.variables = { ...DEFAULT_VARIABLES, ...((resource.variables as Record<string, string> | undefined) ?? {}) };
+        resource.variable_definitions = THEME_VARIABLES;
+        resource.presets = THEME_PRESETS;
       },
     },
   };

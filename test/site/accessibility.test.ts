@@ -1,13 +1,14 @@
 /**
- * Issue 15, "Valid, accessible HTML": the rendered pages (ACCESSIBILITY_PAGES) pass axe-core's
- * WCAG 2.0/2.1 A and AA rules in a real browser: the app on a real port, Debian's Chromium
- * headless through playwright-core, axe-core injected into each page.
- *
- * Runs in the SQLite project only: the site renders the same HTML from either database (the
- * reads themselves are tested on both in the other test/site files), and a browser run per
- * project would double the slowest file of the suite for nothing.
+ * Issue 15, "Valid, accessible HTML", and issue 26, "Rendered websites people want to visit": the
+ * rendered pages (ACCESSIBILITY_PAGES) pass axe-core's WCAG 2.0/2.1 A and AA rules in a real
+ * browser, in the light and in the dark colour scheme (`prefers-color-scheme`): the app on a real
+ * port, Debian's Chromium headless through playwright-core (one browser for the file), axe-core
+ * injected into each page. Pages marked `screenshot` are also photographed at phone and desktop
+ * widths into test-results/site-screenshots/ and attached to the test (looked at, not compared).
  */
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,8 +19,11 @@ import { API, expectStatus } from '../support/fixtures.js';
 const require = createRequire(import.meta.url);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const SCREENSHOTS = join(process.cwd(), 'test-results', 'site-screenshots', process.env.TEST_DIALECT ?? 'sqlite');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
 
-describe.runIf(process.env.TEST_DIALECT === 'sqlite')('accessibility of the rendered site (axe-core, WCAG 2.1 A/AA)', () => {
+describe('accessibility of the rendered site (axe-core, WCAG 2.1 A/AA), light and dark', () => {
   let t: TestApp;
   let browser: Browser;
   let origin: string;
@@ -40,15 +44,17 @@ describe.runIf(process.env.TEST_DIALECT === 'sqlite')('accessibility of the rend
     const code = expectStatus(await t.request('GET', `${API}/websites/${user.websiteId}`, { token: user.token }), 200).code;
     origin = `http://${code}.localhost:${port}`;
     // *.localhost is loopback in Chromium already; the rule makes it so whatever the resolver.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--host-resolver-rules=MAP *.localhost 127.0.0.1'] });
+    // The media's public URLs name the platform's host (PUBLIC_BASE_URL): mapped to this app, so images load.
+    const media = new URL(t.config.publicBaseUrl).hostname;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [`--host-resolver-rules=MAP *.localhost 127.0.0.1, MAP ${media} 127.0.0.1:${port}`] });
   });
   afterAll(async () => {
     await browser?.close();
     await t?.close();
   });
 
-  it.each(ACCESSIBILITY_PAGES.map((p) => [p.name, p] as const))('%s has no WCAG A/AA violations', async (_name, page) => {
-    const context = await browser.newContext({ bypassCSP: true });
+  it.for(ACCESSIBILITY_PAGES.map((p) => [p.name, p] as const))('%s has no WCAG A/AA violations in the light and the dark colour scheme', async ([, page], { annotate }) => {
+    const context = await browser.newContext({ bypassCSP: true, viewport: DESKTOP });
     try {
       const tab = await context.newPage();
       // The site's content changes reach it within SITE_VERSION_TTL_MS: load until the page answers as it must.
@@ -59,12 +65,29 @@ describe.runIf(process.env.TEST_DIALECT === 'sqlite')('accessibility of the rend
       }
       expect(status).toBe(page.status);
       await tab.addScriptTag({ path: require.resolve('axe-core/axe.min.js') });
-      const violations = await tab.evaluate(async (tags) => {
-        const axe = (globalThis as any).axe;
-        const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
-        return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => n.html).slice(0, 5) }));
-      }, WCAG_TAGS);
+      const violations: unknown[] = [];
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await tab.emulateMedia({ colorScheme });
+        const found = await tab.evaluate(async (tags) => {
+          const axe = (globalThis as any).axe;
+          const result = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+          return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n: any) => n.html).slice(0, 5) }));
+        }, WCAG_TAGS);
+        violations.push(...found.map((v: object) => ({ colorScheme, ...v })));
+      }
       expect(violations, JSON.stringify(violations, null, 2)).toEqual([]);
+
+      if (page.screenshot) {
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        const slug = page.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+        for (const [width, viewport, colorScheme] of [['desktop', DESKTOP, 'light'], ['phone', PHONE, 'light'], ['phone', PHONE, 'dark']] as const) {
+          await tab.setViewportSize(viewport);
+          await tab.emulateMedia({ colorScheme });
+          const path = join(SCREENSHOTS, `${slug}-${width}-${colorScheme}.png`);
+          await tab.screenshot({ path, fullPage: true });
+          await annotate(`${page.name}, ${width}, ${colorScheme}`, { path, contentType: 'image/png' });
+        }
+      }
     } finally {
       await context.close();
     }

@@ -110,7 +110,7 @@ describe('blog post page', () => {
     expect(res.statusCode).toBe(200);
     const html = res.body;
     expect(html).toContain('<h1>Hello bread</h1>');
-    expect(html).toContain('<div class="blog-content"><p>We bake <strong>every</strong> morning.</p></div>');
+    expect(html).toContain('<div class="prose blog-content"><p>We bake <strong>every</strong> morning.</p></div>');
     expect(html).toContain('<p>Crust &amp; crumb</p>');
     expect(html).toMatch(/<time datetime="\d{4}-\d\d-\d\dT[^"]+Z">/);
     expect(html).toContain('<a rel="author" href="/blog/author/ada-baker">Ada Baker</a>');

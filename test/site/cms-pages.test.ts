@@ -222,14 +222,16 @@ describe('theme chrome', () => {
     expect(de.body).toContain('Legal sub');
   });
 
-  it('logo and favicon come from the media library as transformed, signed URLs with srcset', async () => {
-    const logo = await upload(t, alice.token, alice.websiteId, 'logo.png', await png(800, 200), { alt_text: 'ignored for the logo' });
+  it('logo and favicon come from the media library as transformed, signed URLs with srcset; the logo keeps its alt text and its shown size', async () => {
+    const logo = await upload(t, alice.token, alice.websiteId, 'logo.png', await png(800, 200), { alt_text: 'Bakery logo: a wheat sheaf' });
     const icon = await upload(t, alice.token, alice.websiteId, 'icon.png', await png(64, 64));
     expectStatus(await patch(themeUrl(), { logo_media_id: logo.id, favicon_media_id: icon.id }), 200);
-    const res = await eventually('/', (b) => b.includes('rel="icon"'));
+    const res = await eventually('/', (b) => b.includes(`${icon.id}/icon.png`));
     const base = `${t.config.publicBaseUrl}/engine-api/v1/websites/${alice.websiteId}/media/`;
-    expect(res.body).toMatch(new RegExp(`<img src="${base}${logo.id}/logo\\.png\\?w=640&amp;sig=[^"]+" srcset="[^"]+ 320w, [^"]+ 640w, [^"]+ 800w" sizes="12rem" alt="[^"]+" height="48">`));
-    expect(res.body).toContain(`<link rel="icon" href="${base}${icon.id}/icon.png">`);
+    expect(res.body).toMatch(
+      new RegExp(`<img src="${base}${logo.id}/logo\\.png\\?w=640&amp;fmt=auto&amp;sig=[^"]+" srcset="[^"]+ 320w, [^"]+ 640w, [^"]+ 800w" sizes="176px" alt="Bakery logo: a wheat sheaf" width="176" height="44">`),
+    );
+    expect(res.body).toMatch(new RegExp(`<link rel="icon" href="${base}${icon.id}/icon\\.png\\?w=48&amp;h=48&amp;crop=1&amp;fmt=png&amp;sig=[^"]+" type="image/png">`));
   });
 
   it('the footer block renders in the view', async () => {
@@ -237,7 +239,7 @@ describe('theme chrome', () => {
     expectStatus(await patch(`${API}/${footer.name}/views/${deView}?allow_missing=true`, { content: '<p>© Bäckerei</p>' }), 201);
     expectStatus(await patch(themeUrl(), { footer_block_id: footer.id }), 200);
     const en = await eventually('/', (b) => b.includes('© Bakery'));
-    expect(en.body).toMatch(/<footer class="site-footer">\s*<p>© Bakery<\/p>/);
+    expect(en.body).toMatch(/<footer class="site-footer">[\s\S]*<div class="footer-block"><p>© Bakery<\/p><\/div>/);
     expect((await site('/at')).body).toContain('<p>© Bäckerei</p>');
   });
 });

@@ -20,16 +20,19 @@ export interface AccessibilityPage {
   status: number;
   /** Creates what the page needs; answers its site path (`/about`, `/de/about`). */
   setup(fixture: AccessibilityFixture): Promise<string>;
+  /** Photographed at phone and desktop widths (a kind of page a visitor sees often). */
+  screenshot?: boolean;
 }
 
 const post = (f: AccessibilityFixture, collection: string, body: unknown) =>
   f.t.request('POST', `${API}/websites/${f.user.websiteId}/${collection}`, { token: f.user.token, body });
 
 export const ACCESSIBILITY_PAGES: AccessibilityPage[] = [
-  { name: 'home page', status: 200, setup: async () => '/' },
+  { name: 'home page with the newest posts', status: 200, screenshot: true, setup: async () => '/' },
   {
     name: 'content page with headings, a list, an image, a link and a block',
     status: 200,
+    screenshot: true,
     async setup(f) {
       const image = await upload(f.t, f.user.token, f.user.websiteId, 'loaves.png', await png(640, 480), { alt_text: 'Three loaves' });
       expectStatus(await post(f, 'cms_blocks', { identifier: 'a11y-note', title: 'Note', content: '<p>Open daily from 7 to 18.</p>' }), 201);
@@ -38,6 +41,13 @@ export const ACCESSIBILITY_PAGES: AccessibilityPage[] = [
         `<figure><img src="${image.name ? `${f.t.config.publicBaseUrl}/engine-api/v1/${image.name}` : ''}" alt="Three loaves on a board" width="640" height="480"><figcaption>Fresh this morning</figcaption></figure>` +
         '<h3>Find us</h3><p>Read <a href="https://example.org/map">the map to the bakery</a>.</p><div data-block="a11y-note"></div>';
       const page = expectStatus(await post(f, 'cms_pages', { title: 'About the bakery', url_key: 'a11y/about', content, meta_description: 'Who we are' }), 201);
+      // The header's main menu (with a sub-item) and the footer's secondary menu (identifier `footer`).
+      const about = expectStatus(await post(f, 'navigation_menus/main/items', { label: 'About', cms_page_id: page.id }), 201);
+      expectStatus(await post(f, 'navigation_menus/main/items', { label: 'Our story', url: 'https://example.org/story', parent_id: about.id }), 201);
+      expectStatus(await post(f, 'navigation_menus/main/items', { label: 'Blog', url: '/blog' }), 201);
+      const footer = expectStatus(await post(f, 'navigation_menus', { display_name: 'Legal', identifier: 'footer' }), 201);
+      expectStatus(await post(f, `navigation_menus/${footer.id}/items`, { label: 'Imprint', url: '/imprint' }), 201);
+      expectStatus(await post(f, `navigation_menus/${footer.id}/items`, { label: 'Privacy', url: '/privacy' }), 201);
       return `/${page.url_key}`;
     },
   },
@@ -49,10 +59,11 @@ export const ACCESSIBILITY_PAGES: AccessibilityPage[] = [
       return `/de/${page.url_key}`;
     },
   },
-  { name: 'not-found page', status: 404, setup: async () => '/a11y-no-such-page' },
+  { name: 'not-found page', status: 404, screenshot: true, setup: async () => '/a11y-no-such-page' },
   {
     name: 'search results page',
     status: 200,
+    screenshot: true,
     async setup(f) {
       expectStatus(await post(f, 'cms_pages', { title: 'Croissant guide', url_key: 'a11y-croissants', content: '<p>Butter croissants, baked at dawn.</p>' }), 201);
       // The background indexer adds the page to the search index.
@@ -103,10 +114,10 @@ function blogOf(f: AccessibilityFixture): Promise<Record<string, string>> {
 }
 
 ACCESSIBILITY_PAGES.push(
-  { name: 'blog index', status: 200, setup: async (f) => (await blogOf(f), '/blog') },
+  { name: 'blog index', status: 200, screenshot: true, setup: async (f) => (await blogOf(f), '/blog') },
   { name: 'blog index, page 2', status: 200, setup: async (f) => (await blogOf(f), '/blog?page=2') },
-  { name: 'blog post with image, authors, tags and categories', status: 200, setup: async (f) => `/blog/${(await blogOf(f)).post}` },
-  { name: 'blog category archive with a sub-category', status: 200, setup: async (f) => `/blog/category/${(await blogOf(f)).category}` },
+  { name: 'blog post with image, authors, tags and categories', status: 200, screenshot: true, setup: async (f) => `/blog/${(await blogOf(f)).post}` },
+  { name: 'blog category archive with a sub-category', status: 200, screenshot: true, setup: async (f) => `/blog/category/${(await blogOf(f)).category}` },
   { name: 'blog tag archive', status: 200, setup: async (f) => `/blog/tag/${(await blogOf(f)).tag}` },
   { name: 'blog author archive', status: 200, setup: async (f) => `/blog/author/${(await blogOf(f)).author}` },
   { name: 'blog post in a second view', status: 200, setup: async (f) => `/de/blog/${(await blogOf(f)).de}` },
@@ -117,6 +128,7 @@ ACCESSIBILITY_PAGES.push(
   {
     name: 'sign-up form with registration attributes',
     status: 200,
+    screenshot: true,
     async setup(f) {
       for (const body of [
         { key: 'a11y_size', display_name: 'Shoe size', type: 'NUMBER', is_required: true, show_in_registration: true, description: 'EU sizes' },
