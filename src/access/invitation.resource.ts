@@ -133,6 +133,8 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
     methods: ['list', 'get', 'create'],
     options: { clientId: true },
     rights: MEMBERS_RIGHTS,
+    // `state` turns EXPIRED with the clock, without a write: the etag covers it.
+    etagCoversComputed: true,
     hooks: {
       present(row, resource) {
         resource.state = stateOf(row, Date.now());

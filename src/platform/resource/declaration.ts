@@ -158,6 +158,12 @@ export interface ResourceDecl {
   rights: { read: Right; write: Right };
   hooks?: ResourceHooks;
   /**
+   * The computed fields (`column: false`) can change while the row stays as it is, in ways
+   * `hooks.enrich` does not show (a state read off the clock): the etag covers them too. A
+   * declaration with `enrich` gets this without asking (see `etagCoversComputed` in mapper.ts).
+   */
+  etagCoversComputed?: boolean;
+  /**
    * Rows computed per request instead of read from `table` (settings merge a registry with stored
    * values; platform catalogues live in code). The engine serves List from `all` (filter, order,
    * pages in memory: the source must be bounded by the platform) and Get/Update from the source.

@@ -9,7 +9,7 @@ import type { ListCounts } from '../query/list-counts.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from './declaration.js';
 import { checkClientId, newId } from './ids.js';
-import { columnOf, compileMapper, etagOf, toStored } from './mapper.js';
+import { columnOf, compileMapper, etagCoversComputed, etagOf, toStored } from './mapper.js';
 import { fillFromParams, templateParams } from './paths.js';
 import { has, isWritable } from './schemas.js';
 import { createVirtualService } from './virtual.js';
@@ -232,6 +232,7 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   const present = compileMapper(decl, dialect);
+  const coversComputed = etagCoversComputed(decl);
 
   /** WHERE of one stored row: its id within its parent (ids of website-scoped rows are unique per website only). */
   function byKey<Q extends { where: (...args: any[]) => Q }>(query: Q, row: Row): Q {
@@ -506,7 +507,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
   }
 
   async function checkIfMatch(db: Kysely<any>, ifMatch: string | undefined, previous: Row): Promise<void> {
-    if (ifMatch && !etagMatches(ifMatch, etagOf(previous))) {
+    if (!ifMatch) return;
+    // An etag covering computed fields is the presented resource's (its row's alone would never match).
+    const current = coversComputed ? String((await presentOne(db, { ...previous })).etag) : etagOf(previous);
+    if (!etagMatches(ifMatch, current)) {
       throw new Aborted('the resource changed since the etag in If-Match was read', await presentOne(db, previous));
     }
   }

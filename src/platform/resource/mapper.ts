@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SqlDialect } from '../db/database.js';
 import type { FieldDecl, ResourceDecl, Row } from './declaration.js';
 import { templateParams } from './paths.js';
@@ -17,6 +18,16 @@ export function etagOf(row: Row): string {
   if (Number(row.revision) === 0) return '0';
   // Cheap on purpose (computed for every listed row); opaque to clients, never parsed back.
   return `${Number(row.revision).toString(36)}-${Number(row.create_time).toString(36)}`;
+}
+
+/**
+ * Whether a resource's etag must cover its computed fields as well as its row: they are read from
+ * other rows (`hooks.enrich`: a search index's document count, a member's display name) or off the
+ * clock (`etagCoversComputed`), so they change without a write of the row, and a Get answering 304
+ * to an etag of the old answer would be wrong (SPEC 4.1 rule 4).
+ */
+export function etagCoversComputed(decl: ResourceDecl): boolean {
+  return Boolean(decl.hooks?.enrich || decl.etagCoversComputed);
 }
 
 /** A stored value as the API shows it. */
@@ -81,6 +92,11 @@ export function compileMapper(decl: ResourceDecl, dialect: SqlDialect): (row: Ro
   }
   const present = decl.hooks?.present;
   const singleton = decl.kind === 'singleton';
+  const computed = etagCoversComputed(decl)
+    ? Object.entries(decl.fields)
+        .filter(([, field]) => field.column === false && isReadable(field))
+        .map(([name]) => name)
+    : [];
   return (row) => {
     // A singleton's row id is its parent's id: it fills the name but is not shown (SPEC 2.1).
     const resource: Record<string, unknown> = singleton ? { name: nameOf(row) } : { name: nameOf(row), id: row.id };
@@ -95,6 +111,11 @@ export function compileMapper(decl: ResourceDecl, dialect: SqlDialect): (row: Ro
     }
     resource.etag = etagOf(row);
     present?.(row, resource);
+    if (computed.length) {
+      // Opaque like the row's part: a short digest of what the row's revision does not tell.
+      const digest = createHash('sha1').update(JSON.stringify(computed.map((name) => resource[name] ?? null))).digest('base64url').slice(0, 10);
+      resource.etag = `${resource.etag}.${digest}`;
+    }
     return resource;
   };
 }
