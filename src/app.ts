@@ -21,6 +21,7 @@ import { registerOperationRoutes } from './operations/operation.routes.js';
 import type { Database } from './platform/db/database.js';
 import { createAccessService, type AccessRoot } from './platform/auth/access.js';
 import { createTokenService } from './platform/auth/tokens.js';
+import { startCacheInvalidation } from './platform/cache-invalidation.js';
 import type { Right } from './platform/auth/rights.js';
 import { createCaptchaVerifier } from './platform/captcha/captcha.js';
 import { createSecretBox } from './platform/crypto.js';
@@ -93,8 +94,10 @@ export async function buildApp(opts: {
 }): Promise<Platform> {
   const { config, database } = opts;
   const areas = opts.areas ?? platformAreas;
+  // Every per-process cache another process's write can make stale is invalidated through this (PostgreSQL: listens first).
+  const invalidation = await startCacheInvalidation(database);
   // Requests whose Host names a rendered website go to the site surface (src/site/), decided before routing.
-  const siteHosts = createSiteHosts({ database, platformDomain: config.platformDomain, ownHosts: [new URL(config.publicBaseUrl).host, new URL(config.signupBaseUrl).host] });
+  const siteHosts = createSiteHosts({ database, invalidation, platformDomain: config.platformDomain, ownHosts: [new URL(config.publicBaseUrl).host, new URL(config.signupBaseUrl).host] });
   const app = Fastify({
     logger: opts.logger ?? false,
     // A well-formed client X-Request-Id is kept (so a caller's trace id finds our log lines); others are replaced.
@@ -146,9 +149,17 @@ export async function buildApp(opts: {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
   });
+  app.addHook('onClose', async () => invalidation.close());
+  // PostgreSQL: a write answers once this process has received its commit's cache invalidations, which
+  // reach every other process at the same time, so the caller's next request anywhere sees the write.
+  if (database.subscribe) {
+    app.addHook('onSend', async (request) => {
+      if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') await invalidation.settle();
+    });
+  }
   const operations = createOperations({ database, logger: app.log });
-  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database });
-  const access = createAccessService(database);
+  const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database, invalidation });
+  const access = createAccessService(database, invalidation);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
   const blobs = opts.blobs ?? blobStoreFromConfig(config);
   const engineDeps = {
@@ -194,7 +205,7 @@ export async function buildApp(opts: {
     }
     return referencesByTarget.get(target) ?? [];
   }
-  // No onMembershipChanged: access checks read the membership on every request (nothing to forget).
+  // No onMembershipChanged: the membership cache is invalidated by triggers (src/platform/cache-invalidation.ts).
   const users = createUserService({ database, tokens, mail, limits, logger: app.log, services });
   const deps: AreaDeps = {
     config,

@@ -1,74 +1,240 @@
 /**
- * A bounded in-process cache with per-entry expiry. Oldest entries are evicted first once `max`
- * is reached. Used for short-lived facts that are costly to re-derive on every request
- * (verified tokens, memberships, the account a website belongs to).
+ * Bounded in-process caches. Every cache is bounded twice: by entry count and by an estimate of the
+ * bytes it holds (`approximateBytes`, or the cache's own `sizeOf`), so a cache of large values (a
+ * sitemap, a rendered block) cannot grow the process by count alone. Oldest (least recently used)
+ * entries go first once either bound is reached.
  */
-export class TtlCache<K, V> {
-  private readonly entries = new Map<K, { value: V; expires: number }>();
-  constructor(
-    private readonly max: number,
-    private readonly ttlMs: number,
-  ) {}
+export interface CacheBounds<K, V> {
+  /** Most entries. */
+  max: number;
+  /** Most bytes of keys and values, estimated (default 16 MiB). */
+  maxBytes?: number;
+  /** Bytes of one entry; default `approximateBytes(key) + approximateBytes(value)`. */
+  sizeOf?: (key: K, value: V) => number;
+}
 
-  get(key: K, now = Date.now()): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expires <= now) {
-      this.entries.delete(key);
-      return undefined;
+const DEFAULT_MAX_BYTES = 16 * 2 ** 20;
+
+/**
+ * Rough heap bytes of a value: strings by length, objects and arrays by their members (to a depth of
+ * 4), anything else (a Promise, a function) a fixed amount. An estimate for cache bounds, not a
+ * measurement; it errs high for short strings (V8 headers) and is linear in the value's size.
+ */
+export function approximateBytes(value: unknown, depth = 0): number {
+  switch (typeof value) {
+    case 'string':
+      return 16 + value.length;
+    case 'number':
+    case 'boolean':
+    case 'undefined':
+      return 8;
+    case 'bigint':
+      return 16;
+    case 'object': {
+      if (value === null) return 8;
+      if (depth >= 4 || value instanceof Promise) return 64;
+      if (ArrayBuffer.isView(value)) return 64 + value.byteLength;
+      let bytes = 32;
+      if (Array.isArray(value)) for (const item of value) bytes += 8 + approximateBytes(item, depth + 1);
+      else for (const [k, v] of Object.entries(value)) bytes += 8 + k.length + approximateBytes(v, depth + 1);
+      return bytes;
     }
-    return entry.value;
+    default:
+      return 64;
+  }
+}
+
+interface Slot<V> {
+  value: V;
+  bytes: number;
+  /** Epoch ms after which the entry is gone (TtlCache), or the version it was read under (VersionedCache). */
+  tag: number;
+}
+
+/** The shared store: a Map in least-recently-used order with count and byte bounds. */
+class BoundedStore<K, V> {
+  private readonly entries = new Map<K, Slot<V>>();
+  private bytes = 0;
+  private readonly maxBytes: number;
+  private readonly sizeOf: (key: K, value: V) => number;
+  constructor(private readonly bounds: CacheBounds<K, V>) {
+    this.maxBytes = bounds.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.sizeOf = bounds.sizeOf ?? ((k, v) => approximateBytes(k) + approximateBytes(v));
   }
 
-  set(key: K, value: V, now = Date.now(), ttlMs = this.ttlMs): void {
-    if (this.entries.size >= this.max && !this.entries.has(key)) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+  slot(key: K, refresh: boolean): Slot<V> | undefined {
+    const slot = this.entries.get(key);
+    if (slot && refresh) {
+      // Map order is insertion order: re-inserting makes this the most recently used.
+      this.entries.delete(key);
+      this.entries.set(key, slot);
     }
-    this.entries.set(key, { value, expires: now + ttlMs });
+    return slot;
+  }
+
+  put(key: K, value: V, tag: number): void {
+    this.delete(key);
+    const bytes = this.sizeOf(key, value);
+    // A value larger than the whole budget is not kept at all.
+    if (bytes > this.maxBytes) return;
+    while (this.entries.size > 0 && (this.entries.size >= this.bounds.max || this.bytes + bytes > this.maxBytes)) {
+      this.delete(this.entries.keys().next().value as K);
+    }
+    this.entries.set(key, { value, bytes, tag });
+    this.bytes += bytes;
   }
 
   delete(key: K): void {
+    const slot = this.entries.get(key);
+    if (!slot) return;
     this.entries.delete(key);
+    this.bytes -= slot.bytes;
   }
 
-  /** Drops every entry whose key matches. */
-  deleteWhere(predicate: (key: K) => boolean): void {
-    for (const key of this.entries.keys()) if (predicate(key)) this.entries.delete(key);
+  keys(): IterableIterator<K> {
+    return this.entries.keys();
   }
 
   clear(): void {
     this.entries.clear();
+    this.bytes = 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get byteSize(): number {
+    return this.bytes;
+  }
+}
+
+/**
+ * A bounded in-process cache with per-entry expiry. Oldest entries are evicted first once a bound is
+ * reached. For short-lived facts that are costly to re-derive on every request (verified tokens).
+ */
+export class TtlCache<K, V> {
+  private readonly store: BoundedStore<K, V>;
+  constructor(
+    max: number,
+    private readonly ttlMs: number,
+    bounds: Omit<CacheBounds<K, V>, 'max'> = {},
+  ) {
+    this.store = new BoundedStore({ ...bounds, max });
+  }
+
+  get(key: K, now = Date.now()): V | undefined {
+    const slot = this.store.slot(key, false);
+    if (!slot) return undefined;
+    if (slot.tag <= now) {
+      this.store.delete(key);
+      return undefined;
+    }
+    return slot.value;
+  }
+
+  set(key: K, value: V, now = Date.now(), ttlMs = this.ttlMs): void {
+    this.store.put(key, value, now + ttlMs);
+  }
+
+  delete(key: K): void {
+    this.store.delete(key);
+  }
+
+  /** Drops every entry whose key matches. */
+  deleteWhere(predicate: (key: K) => boolean): void {
+    for (const key of [...this.store.keys()]) if (predicate(key)) this.store.delete(key);
+  }
+
+  clear(): void {
+    this.store.clear();
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  get byteSize(): number {
+    return this.store.byteSize;
   }
 }
 
 /**
  * A bounded in-process cache without expiry: a read refreshes the entry, and the least recently
- * used one goes once `max` is reached. For facts that stay true until their key changes.
+ * used one goes once a bound is reached. For facts that stay true until their key changes.
  */
 export class LruCache<K, V> {
-  private readonly entries = new Map<K, V>();
-  constructor(private readonly max: number) {}
+  private readonly store: BoundedStore<K, V>;
+  constructor(max: number, bounds: Omit<CacheBounds<K, V>, 'max'> = {}) {
+    this.store = new BoundedStore({ ...bounds, max });
+  }
 
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value === undefined) return undefined;
-    // Map order is insertion order: re-inserting makes this the most recently used.
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    return value;
+    return this.store.slot(key, true)?.value;
   }
 
   set(key: K, value: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.max) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, value);
+    this.store.put(key, value, 0);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.store.size;
+  }
+
+  get byteSize(): number {
+    return this.store.byteSize;
+  }
+}
+
+/**
+ * A bounded cache whose entries hold while the version they were read under is current
+ * (src/platform/cache-invalidation.ts: a topic's version, raised by every write that can change the
+ * cached answer, in any process). `load` reads the version before and after reading the value and
+ * keeps the value only if no write came in between, so a read racing a write never caches the old row.
+ */
+export class VersionedCache<K, V> {
+  private readonly store: BoundedStore<K, V>;
+  constructor(bounds: CacheBounds<K, V>) {
+    this.store = new BoundedStore(bounds);
+  }
+
+  /** The entry of `key` if it was read under `version`. */
+  get(key: K, version: number): V | undefined {
+    const slot = this.store.slot(key, true);
+    if (!slot) return undefined;
+    if (slot.tag !== version) {
+      this.store.delete(key);
+      return undefined;
+    }
+    return slot.value;
+  }
+
+  /**
+   * The value of `key`: cached under the current version, else `read()` (kept when the version did
+   * not move meanwhile). `version()` is the topic's current version.
+   */
+  async load(key: K, version: () => number | Promise<number>, read: () => Promise<V>): Promise<V> {
+    const before = await version();
+    const hit = this.get(key, before);
+    if (hit !== undefined) return hit;
+    const value = await read();
+    if ((await version()) === before) this.store.put(key, value, before);
+    return value;
+  }
+
+  delete(key: K): void {
+    this.store.delete(key);
+  }
+
+  clear(): void {
+    this.store.clear();
+  }
+
+  get size(): number {
+    return this.store.size;
+  }
+
+  get byteSize(): number {
+    return this.store.byteSize;
   }
 }

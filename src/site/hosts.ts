@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import type { Database } from '../platform/db/database.js';
-import { TtlCache } from '../platform/cache.js';
+import { VersionedCache } from '../platform/cache.js';
+import type { CacheInvalidation } from '../platform/cache-invalidation.js';
 import type { Row } from '../platform/resource/declaration.js';
 
 /** What the site surface knows about the website a request's `Host` names. */
@@ -44,9 +45,7 @@ export interface SiteHost {
   websiteId?: string;
 }
 
-/** How long a host → website answer (positive or negative) is reused in one process. */
-export const HOST_CACHE_TTL_MS = 2_000;
-const HOST_CACHE_MAX = 10_000;
+const HOST_CACHE = { max: 10_000, maxBytes: 4 * 2 ** 20 };
 
 /** A DNS label: what `{code}` may be (website codes follow the same pattern). */
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -92,18 +91,21 @@ const HOST_KEY = Symbol('siteHost');
  * Host → website. `{code}.{PLATFORM_DOMAIN}` is decided by the name alone (so an unknown code gets
  * the site's plain 404, never a tenant surface); any other name that is not an IP literal, the
  * platform domain itself or a host of the platform's own base URLs is looked up among CONNECTED
- * custom domains. Answers are cached per process for HOST_CACHE_TTL_MS (negative ones too), so a
- * stream of requests with made-up hosts costs one indexed read per name and period.
+ * custom domains. Answers are cached per process (negative ones too, so a stream of requests with
+ * made-up hosts costs one indexed read per name) under the `hosts` topic's version
+ * (src/platform/cache-invalidation.ts), which every write to websites or custom domains raises, in
+ * any process: a deleted website or a disconnected domain is gone on the next request.
  */
-export function createSiteHosts(deps: { database: Database; platformDomain: string; ownHosts: string[] }): SiteHosts {
+export function createSiteHosts(deps: { database: Database; platformDomain: string; ownHosts: string[]; invalidation: CacheInvalidation }): SiteHosts {
   const db = deps.database.db;
   const platformDomain = deps.platformDomain.toLowerCase().replace(/\.$/, '');
   const suffix = `.${platformDomain}`;
   const ownHosts = new Set(deps.ownHosts.map((h) => hostnameOf(h)).filter((h): h is string => !!h));
   ownHosts.add(platformDomain);
   ownHosts.add('localhost');
-  const customDomains = new TtlCache<string, string | null>(HOST_CACHE_MAX, HOST_CACHE_TTL_MS);
-  const websites = new TtlCache<string, SiteWebsite | null>(HOST_CACHE_MAX, HOST_CACHE_TTL_MS);
+  const customDomains = new VersionedCache<string, string | null>(HOST_CACHE);
+  const websites = new VersionedCache<string, SiteWebsite | null>(HOST_CACHE);
+  const hostsVersion = () => deps.invalidation.version('hosts');
 
   function platformCode(hostname: string): string | undefined {
     if (!hostname.endsWith(suffix) || ownHosts.has(hostname)) return undefined;
@@ -112,13 +114,11 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
     return code;
   }
 
-  async function connectedDomain(hostname: string): Promise<string | null> {
-    const cached = customDomains.get(hostname);
-    if (cached !== undefined) return cached;
-    const row = await db.selectFrom('custom_domains').select('id').where('domain', '=', hostname).where('status', '=', 'CONNECTED').executeTakeFirst();
-    const id = (row?.id as string | undefined) ?? null;
-    customDomains.set(hostname, id);
-    return id;
+  function connectedDomain(hostname: string): Promise<string | null> {
+    return customDomains.load(hostname, hostsVersion, async () => {
+      const row = await db.selectFrom('custom_domains').select('id').where('domain', '=', hostname).where('status', '=', 'CONNECTED').executeTakeFirst();
+      return (row?.id as string | undefined) ?? null;
+    });
   }
 
   const present = siteWebsiteOf;
@@ -159,15 +159,12 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
 
     async website(host) {
       const key = host.kind === 'platform' ? `code:${host.code}` : `id:${host.websiteId}`;
-      const cached = websites.get(key);
-      if (cached !== undefined) return cached ?? undefined;
-      let found: SiteWebsite | null = null;
-      if (host.kind === 'custom' || LABEL.test(host.code ?? '')) {
+      const found = await websites.load(key, hostsVersion, async () => {
+        if (host.kind !== 'custom' && !LABEL.test(host.code ?? '')) return null;
         const query = db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]);
         const row = await (host.kind === 'platform' ? query.where('code', '=', host.code!) : query.where('id', '=', host.websiteId!)).executeTakeFirst();
-        if (row) found = present(row);
-      }
-      websites.set(key, found);
+        return row ? present(row) : null;
+      });
       return found ?? undefined;
     },
   };

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { TtlCache } from '../cache.js';
+import { VersionedCache } from '../cache.js';
+import type { CacheInvalidation } from '../cache-invalidation.js';
 import type { Database } from '../db/database.js';
 import { NotFound, PermissionDenied } from '../errors.js';
 import type { AccessScope, Caller } from './context.js';
@@ -14,8 +15,9 @@ export interface AccessRoot {
   isWebsite: boolean;
 }
 
-// Which account owns a project or website never changes; deletes evict in this process.
-const ROOT_TTL_MS = 60_000;
+// Bounded by bytes: an entry is a key and an id (roots) or a scope with its grants (memberships).
+const ROOT_CACHE = { max: 100_000, maxBytes: 8 * 2 ** 20 };
+const MEMBERSHIP_CACHE = { max: 100_000, maxBytes: 16 * 2 ** 20 };
 
 /** A membership as `membership_access` holds it (the membership joined with its account role). */
 export interface MembershipRow {
@@ -58,37 +60,43 @@ export function scopeOf(database: Database, row: MembershipRow): Required<Omit<A
 }
 
 /**
- * Access checks read the membership on every request, with one point read (batched with concurrent
- * requests' on PostgreSQL): a removed member or a changed role takes effect on the next request, on
- * every process. Only the owner of a project or website (which never changes) is cached.
+ * Access checks: the owner of a project or website and the caller's membership there (with its
+ * account role's grants, as the scope they give) are cached per process, each entry under the version
+ * of its topic (src/platform/cache-invalidation.ts): `roots` (a project or website created or deleted)
+ * and `auth` (a membership added, changed or removed, an account role changed or removed), raised by
+ * triggers on those tables. A removed member or a changed role takes effect on the next request, in
+ * every process; a freed project id is found under its new owner at once. Misses are cached too (a
+ * probe of random ids or of an account one is not a member of costs no read).
  */
-export function createAccessService(database: Database): AccessService {
+export function createAccessService(database: Database, invalidation: CacheInvalidation): AccessService {
   const db: Kysely<any> = database.db;
-  const roots = new TtlCache<string, string | null>(100_000, ROOT_TTL_MS);
+  const roots = new VersionedCache<string, string | null>(ROOT_CACHE);
+  const memberships = new VersionedCache<string, Required<Omit<AccessScope, 'websiteId'>> | null>(MEMBERSHIP_CACHE);
+  const rootsVersion = () => invalidation.version('roots');
+  const authVersion = () => invalidation.version('auth');
   let membership: ReturnType<Database['pointReader']> | undefined;
 
-  async function accountOf(root: AccessRoot, id: string, now: number): Promise<string | undefined> {
+  async function accountOf(root: AccessRoot, id: string): Promise<string | undefined> {
     if (root.table === 'accounts') return id;
-    const key = `${root.table}/${id}`;
-    const cached = roots.get(key, now);
-    if (cached !== undefined) return cached ?? undefined;
-    const row = await db.selectFrom(root.table).select('account_id').where('id', '=', id).executeTakeFirst();
-    const accountId = row ? (row.account_id as string) : null;
-    // Misses are cached briefly too, so probing random ids stays cheap.
-    roots.set(key, accountId, now, accountId ? ROOT_TTL_MS : 1_000);
+    const accountId = await roots.load(`${root.table}/${id}`, rootsVersion, async () => {
+      const row = await db.selectFrom(root.table).select('account_id').where('id', '=', id).executeTakeFirst();
+      return row ? (row.account_id as string) : null;
+    });
     return accountId ?? undefined;
   }
 
   return {
-    async authorize(caller, root, id, right, now) {
+    async authorize(caller, root, id, right) {
       const what = `${root.table.replace(/s$/, '')} ${id}`;
-      const accountId = await accountOf(root, id, now);
+      const accountId = await accountOf(root, id);
       if (!accountId) throw new NotFound(what);
-      // Made on first use: the view does not exist before migrations ran.
-      membership ??= database.pointReader('membership_access', ['account_id', 'user_id']);
-      const row = (await membership([accountId, caller.userId])) as MembershipRow | undefined;
-      if (!row) throw new NotFound(what);
-      const scope = scopeOf(database, row);
+      const scope = await memberships.load(`${accountId} ${caller.userId}`, authVersion, async () => {
+        // Made on first use: the view does not exist before migrations ran.
+        membership ??= database.pointReader('membership_access', ['account_id', 'user_id']);
+        const row = (await membership([accountId, caller.userId])) as MembershipRow | undefined;
+        return row ? scopeOf(database, row) : null;
+      });
+      if (!scope) throw new NotFound(what);
       // A membership limited to some websites does not see the others at all.
       if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw new NotFound(what);
       // `anyMember` (section '') asks for the membership only.
@@ -98,6 +106,7 @@ export function createAccessService(database: Database): AccessService {
       return { ...scope, websiteId: root.isWebsite ? id : undefined };
     },
     forgetRoot(table, id) {
+      // The trigger raises the version for every process; this drops the entry at once here too.
       roots.delete(`${table}/${id}`);
     },
   };

@@ -1,13 +1,17 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
-import { TtlCache } from '../cache.js';
+import { TtlCache, VersionedCache } from '../cache.js';
+import type { CacheInvalidation } from '../cache-invalidation.js';
 import type { Database } from '../db/database.js';
 import { Unauthenticated } from '../errors.js';
 import type { Caller } from './context.js';
 
 const ISSUER = 'siteplatform';
 // jose's verify costs more than a point read: a token whose signature checked out is trusted again
-// for this long. Only the signature: whether its session still exists is read on every request.
+// for this long. Only the signature: whether its session still exists is decided by the session cache.
 const VERIFIED_TOKEN_TTL_MS = 30_000;
+// Tokens are ~250 bytes: the byte bound, not the count, limits the verified-token cache.
+const VERIFIED_TOKEN_CACHE = { max: 50_000, maxBytes: 8 * 2 ** 20 };
+const SESSION_CACHE = { max: 100_000, maxBytes: 8 * 2 ** 20 };
 
 export interface TokenService {
   /**
@@ -28,13 +32,19 @@ export interface TokenService {
 
 /**
  * HS256 JWTs carrying `sub` (user id) and `sid` (the session, a row of `user_sessions`); tokens
- * issued before sessions existed carry `ver` (the user's token version) instead. Each request
- * reads its session with a point read (batched on PostgreSQL), with no cache in between: a session
- * ended (sign-out everywhere, password change or reset, account deletion) stops working at once on
- * every process.
+ * issued before sessions existed carry `ver` (the user's token version) instead. Whether a session
+ * exists is cached per process under the `auth` topic's version (src/platform/cache-invalidation.ts):
+ * deleting a session row (sign-out everywhere, password change or reset, account deletion) raises it
+ * from a trigger, so the session stops working on the next request, in every process.
  */
-export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: number; database: Database }): TokenService {
-  const verified = new TtlCache<string, { userId: string; sessionId: string | undefined; version: number | undefined; expMs: number }>(50_000, VERIFIED_TOKEN_TTL_MS);
+export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: number; database: Database; invalidation: CacheInvalidation }): TokenService {
+  const verified = new TtlCache<string, { userId: string; sessionId: string | undefined; version: number | undefined; expMs: number }>(
+    VERIFIED_TOKEN_CACHE.max,
+    VERIFIED_TOKEN_TTL_MS,
+    { maxBytes: VERIFIED_TOKEN_CACHE.maxBytes },
+  );
+  const sessions = new VersionedCache<string, { userId: string } | null>(SESSION_CACHE);
+  const authVersion = () => opts.invalidation.version('auth');
   const sessionById = opts.database.pointReader('user_sessions', ['id']);
   const userById = opts.database.pointReader('users', ['id']);
 
@@ -96,8 +106,12 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
   async function checkedCaller(authorization: string | undefined, now: number, known?: Awaited<ReturnType<typeof verify>>): Promise<Caller> {
     const claims = known ?? (await claimsOf(authorization, now));
     if (claims.sessionId !== undefined) {
-      const session = await sessionById([claims.sessionId]);
-      if (!session || session.user_id !== claims.userId) throw new Unauthenticated('the session of this token has ended');
+      const sessionId = claims.sessionId;
+      const session = await sessions.load(sessionId, authVersion, async () => {
+        const row = await sessionById([sessionId]);
+        return row ? { userId: String(row.user_id) } : null;
+      });
+      if (!session || session.userId !== claims.userId) throw new Unauthenticated('the session of this token has ended');
       return { userId: claims.userId, sessionId: claims.sessionId };
     }
     // Tokens from before sessions carry only the user's token version (`ver`): valid while it is

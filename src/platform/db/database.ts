@@ -445,10 +445,12 @@ export interface Database {
    */
   pointReader(table: string, keyColumns: readonly string[]): (keys: readonly string[]) => Promise<Record<string, any> | undefined>;
   /**
-   * Calls `onMessage` whenever another process sends `notify(channel)` (PostgreSQL LISTEN/NOTIFY);
-   * undefined where the dialect has no such channel (SQLite: workers poll).
+   * Calls `onMessage` (with the notification's payload) whenever a process sends a notification on
+   * `channel` (PostgreSQL LISTEN/NOTIFY), and `onLost` once if the listening connection fails
+   * (notifications may then have been missed); undefined where the dialect has no such channel
+   * (SQLite: workers poll).
    */
-  subscribe?(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
+  subscribe?(channel: string, onMessage: (payload: string) => void, onLost?: (err: Error) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -485,16 +487,30 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
       },
       pointReader: (table, keyColumns) => batchedPointReader(pool, table, keyColumns),
-      async subscribe(channel, onMessage) {
+      async subscribe(channel, onMessage, onLost) {
         // A connection of its own, outside the pools: LISTEN lasts as long as the session.
         const client = new pg.Client({ connectionString: opts.databaseUrl });
-        client.on('error', (err) => console.error(`postgres: listener connection lost (${err.message})`));
+        let closing = false;
+        let lost = false;
+        const lose = (err: Error) => {
+          if (closing || lost) return;
+          lost = true;
+          onLost?.(err);
+        };
+        client.on('error', (err) => {
+          console.error(`postgres: listener connection lost (${err.message})`);
+          lose(err);
+        });
+        client.on('end', () => lose(new Error('listener connection ended')));
         client.on('notification', (message) => {
-          if (message.channel === channel) onMessage();
+          if (message.channel === channel) onMessage(message.payload ?? '');
         });
         await client.connect();
         await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-        return () => client.end();
+        return () => {
+          closing = true;
+          return client.end();
+        };
       },
       close: async () => {
         await count.destroy();
