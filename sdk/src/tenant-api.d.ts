@@ -9956,7 +9956,7 @@ export interface components {
             w?: number;
         };
         /**
-         * @description The website’s theme (singleton; only Get and Update). `variables` maps CSS custom properties (`--name`) to values; the known ones (--color-primary, --color-secondary, --color-background, --color-text, --color-link, --font-body, --font-heading, --font-size-base, --radius, --content-width) have defaults, any other well-formed variable is kept as sent and answered back. `variables` is replaced whole when sent; a known variable left out returns to its default. References name a media item, navigation menu or CMS block of the same website; a missing or foreign id is INVALID_ARGUMENT naming the field. A never-written theme answers its defaults without timestamps.
+         * @description The website’s theme (singleton; only Get and Update). `variables` maps CSS custom properties (`--name`) to values; the known ones (--color-primary, --color-on-primary, --color-secondary, --color-background, --color-surface, --color-text, --color-link, --color-border, --color-primary-dark, --color-on-primary-dark, --color-secondary-dark, --color-background-dark, --color-surface-dark, --color-text-dark, --color-link-dark, --color-border-dark, --font-body, --font-heading, --font-size-base, --radius, --space, --content-width, --measure) have defaults, any other well-formed variable is kept as sent and answered back. `variables` is replaced whole when sent; a known variable left out returns to its default. References name a media item, navigation menu or CMS block of the same website; a missing or foreign id is INVALID_ARGUMENT naming the field. A never-written theme answers its defaults without timestamps.
          * @example {
          *       "create_time": "2026-01-15T09:30:00.000Z",
          *       "etag": "3-mjx8q2k0",
@@ -9968,15 +9968,28 @@ export interface components {
          *       "update_time": "2026-01-15T09:30:00.000Z",
          *       "variables": {
          *         "--color-background": "#ffffff",
+         *         "--color-background-dark": "#0d1117",
+         *         "--color-border": "#d1d9e0",
+         *         "--color-border-dark": "#3d444d",
          *         "--color-link": "#0969da",
+         *         "--color-link-dark": "#4493f8",
+         *         "--color-on-primary": "#ffffff",
+         *         "--color-on-primary-dark": "#0d1117",
          *         "--color-primary": "#1f6feb",
-         *         "--color-secondary": "#6e7781",
+         *         "--color-primary-dark": "#4493f8",
+         *         "--color-secondary": "#59636e",
+         *         "--color-secondary-dark": "#9198a1",
+         *         "--color-surface": "#f6f8fa",
+         *         "--color-surface-dark": "#161b22",
          *         "--color-text": "#1f2328",
+         *         "--color-text-dark": "#e6edf3",
          *         "--content-width": "72rem",
-         *         "--font-body": "system-ui, sans-serif",
-         *         "--font-heading": "system-ui, sans-serif",
-         *         "--font-size-base": "16px",
-         *         "--radius": "6px"
+         *         "--font-body": "system-ui, -apple-system, \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, sans-serif",
+         *         "--font-heading": "system-ui, -apple-system, \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, sans-serif",
+         *         "--font-size-base": "1.0625rem",
+         *         "--measure": "42rem",
+         *         "--radius": "6px",
+         *         "--space": "1rem"
          *       }
          *     }
          */
@@ -9998,11 +10011,34 @@ export interface components {
             main_menu_id?: string;
             /** @description Resource name; the identity. */
             readonly name: string;
+            /** @description Starting points (business, magazine, personal blog): apply one by sending `variables` with its `variables` merged over the defaults. */
+            readonly presets?: {
+                description: string;
+                display_name: string;
+                id: string;
+                variables: {
+                    [key: string]: string;
+                };
+            }[];
             /**
              * Format: date-time
              * @description When last written (RFC 3339, UTC); absent while never written.
              */
             readonly update_time?: string;
+            /** @description The variables the site’s design uses, for an editor to show as controls: `name`, `type` (`color`, `font`, `length`), `group` (`colors`, `dark_colors` for visitors who prefer a dark scheme, `typography`, `layout`), `default`, `description`, and for fonts the offered system `options` (nothing is downloaded at run time). */
+            readonly variable_definitions?: {
+                default: string;
+                description: string;
+                /** @enum {string} */
+                group: "colors" | "dark_colors" | "typography" | "layout";
+                name: string;
+                options?: {
+                    label: string;
+                    value: string;
+                }[];
+                /** @enum {string} */
+                type: "color" | "font" | "length";
+            }[];
             /** @description CSS custom property → value (at most 200; values at most 256 characters without ; { } < > \ or /*). */
             variables: {
                 [key: string]: string;
