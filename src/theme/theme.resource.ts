@@ -101,16 +101,21 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
           '(`colors`, `dark_colors` for visitors who prefer a dark scheme, `typography`, `layout`), `default`, `description`, and for fonts the offered system `options` (nothing is downloaded at run time).',
         schema: {
           type: 'array',
+          maxItems: MAX_VARIABLES,
           items: {
             type: 'object',
             required: ['name', 'type', 'group', 'default', 'description'],
             properties: {
-              name: { type: 'string' },
+              name: { type: 'string', maxLength: 66 },
               type: { type: 'string', enum: ['color', 'font', 'length'] },
               group: { type: 'string', enum: ['colors', 'dark_colors', 'typography', 'layout'] },
-              default: { type: 'string' },
-              description: { type: 'string' },
-              options: { type: 'array', items: { type: 'object', required: ['value', 'label'], properties: { value: { type: 'string' }, label: { type: 'string' } } } },
+              default: { type: 'string', maxLength: MAX_VALUE_LENGTH },
+              description: { type: 'string', maxLength: 500 },
+              options: {
+                type: 'array',
+                maxItems: 50,
+                items: { type: 'object', required: ['value', 'label'], properties: { value: { type: 'string', maxLength: MAX_VALUE_LENGTH }, label: { type: 'string', maxLength: 100 } } },
+              },
             },
           },
         },
@@ -122,10 +127,16 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
         description: 'Starting points (business, magazine, personal blog): apply one by sending `variables` with its `variables` merged over the defaults.',
         schema: {
           type: 'array',
+          maxItems: 20,
           items: {
             type: 'object',
             required: ['id', 'display_name', 'description', 'variables'],
-            properties: { id: { type: 'string' }, display_name: { type: 'string' }, description: { type: 'string' }, variables: { type: 'object', additionalProperties: { type: 'string' } } },
+            properties: {
+              id: { type: 'string', maxLength: 64 },
+              display_name: { type: 'string', maxLength: 100 },
+              description: { type: 'string', maxLength: 500 },
+              variables: { type: 'object', additionalProperties: { type: 'string', maxLength: MAX_VALUE_LENGTH } },
+            },
           },
         },
       },
