@@ -68,7 +68,9 @@ export function fieldSchema(field: FieldDecl): JsonSchema {
       // A named shape (`$id`, e.g. Money) is referenced as it is (fast-json-stringify drops values
       // under an `allOf` that holds a `$ref`, so the field's own description cannot wrap it).
       if (typeof schema.$id === 'string') return { ...schema };
-      const open = schema.properties === undefined && schema.additionalProperties === undefined && schema.patternProperties === undefined;
+      // Only an object can be open: a field declared with an array schema (editorial `slots`) keeps its items' shape.
+      const isObject = schema.type === undefined || schema.type === 'object';
+      const open = isObject && schema.properties === undefined && schema.additionalProperties === undefined && schema.patternProperties === undefined;
       return { ...base, type: 'object', ...(open && { additionalProperties: true }), ...schema };
     }
     case 'json':
