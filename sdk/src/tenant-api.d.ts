@@ -3823,7 +3823,7 @@ export interface components {
          */
         AccountCreate: {
             /** @description Name of the account. */
-            display_name: string | null;
+            display_name: string;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
         };
@@ -3876,7 +3876,7 @@ export interface components {
             /** @description What the role is for. */
             description?: string | null;
             /** @description Name of the role, unique in the account. */
-            display_name: string | null;
+            display_name: string;
             /** @description What members holding the role may do: sections of the permission tree with READ or WRITE. */
             grants?: components["schemas"]["Grant"][] | null;
         };
@@ -4365,9 +4365,9 @@ export interface components {
             priority?: number | null;
             /**
              * @description Set on create, fixed afterwards.
-             * @enum {string|null}
+             * @enum {string}
              */
-            provider: "openai" | "anthropic" | "openai_compatible" | null;
+            provider: "openai" | "anthropic" | "openai_compatible";
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
         };
@@ -4541,7 +4541,7 @@ export interface components {
          */
         AiExecutionCreate: {
             /** @description The agent to run; fixed. */
-            agent_id: string | null;
+            agent_id: string;
             /**
              * Format: date-time
              * @description Deadline for starting; a run not started by then ends EXPIRED without calling the provider (a past time is accepted).
@@ -4634,11 +4634,11 @@ export interface components {
              */
             active_version?: number | null;
             /** @description Create only: the template text of version 1. Later versions are created under `versions`. */
-            content: string | null;
+            content: string;
             /** @description What the instruction is for. */
             description?: string | null;
             /** @description Label. */
-            display_name: string | null;
+            display_name: string;
             /** @description Create only: why version 1 exists. */
             notes?: string | null;
             /** @description Idempotency key (also accepted as a query parameter). */
@@ -4724,7 +4724,7 @@ export interface components {
             /** @description Create only: also make it the active version. */
             activate?: boolean | null;
             /** @description Template text with `{{variable}}` placeholders. */
-            content: string | null;
+            content: string;
             /** @description Why the version exists. */
             notes?: string | null;
         };
@@ -5216,7 +5216,7 @@ export interface components {
             /** @description Short biography (plain text). */
             bio?: string | null;
             /** @description Name shown with the posts. */
-            display_name: string | null;
+            display_name: string;
             /** @description URL segment of the author (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
             /** @description The platform user this author is: a member of the website's account (else INVALID_ARGUMENT). Optional. */
@@ -5361,7 +5361,7 @@ export interface components {
             /** @description Description (plain text). */
             description?: string | null;
             /** @description Name of the category. */
-            display_name: string | null;
+            display_name: string;
             /** @description SEO meta description of the category page. */
             meta_description?: string | null;
             /** @description SEO `<title>` of the category page; the display name when absent. */
@@ -5609,7 +5609,7 @@ export interface components {
             /** @description Ids of tags of the same website (else INVALID_ARGUMENT naming the field), in the order given; replaced whole when sent, duplicates kept once. Deleting the tag removes it here. Filter `tag_ids:"id"` lists the posts holding it (an indexed side table). */
             tag_ids?: string[] | null;
             /** @description Title of the post. */
-            title: string | null;
+            title: string;
             /** @description URL path of the post below the blog (`our-new-sourdough`); derived from `title` when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website and view scope, like CMS pages: another post may use it only when their `visible_view_ids` do not overlap; a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
             /** @description Views the post is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the post off instead (it must not turn visible everywhere). */
@@ -5832,7 +5832,7 @@ export interface components {
             /** @description Description (plain text). */
             description?: string | null;
             /** @description Name of the tag. */
-            display_name: string | null;
+            display_name: string;
             /** @description URL segment of the tag (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
@@ -5971,11 +5971,11 @@ export interface components {
             /** @description Rich text (HTML), sanitised on write with the same allow-list as page content (no script, event handlers, `javascript:` URLs, forms or foreign iframes). At most 500000 characters. */
             content?: string | null;
             /** @description Stable handle sites use to place the block (`footer_links`): lowercase letters, digits, `_`, `-`, `.`; unique per website (ALREADY_EXISTS otherwise). Changing it breaks placements that use the old one. */
-            identifier: string | null;
+            identifier: string;
             /** @description Whether the site shows the block. Default true. */
             is_active?: boolean | null;
             /** @description Title (admin label; themes may show it as a heading). */
-            title: string | null;
+            title: string;
             /** @description Views the block is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the block off instead (it must not turn visible everywhere). */
             visible_view_ids?: string[] | null;
         };
@@ -6139,7 +6139,7 @@ export interface components {
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
             /** @description Title (the `<h1>`/`<title>` fallback). */
-            title: string | null;
+            title: string;
             /** @description URL path of the page below the view prefix (`about`, `company/team`): lowercase letters, digits, `.`, `_`, `-`, segments joined by `/`. Derived from `title` when absent (and when cleared). Unique per website and view scope: another page may use the same key only when their `visible_view_ids` do not overlap (an empty list overlaps every view), else ALREADY_EXISTS. The same for every view (a page per locale with its own key and `visible_view_ids` gives localised URLs). */
             url_key?: string | null;
             /** @description Views the page is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the page off instead (it must not turn visible everywhere). */
@@ -6231,7 +6231,7 @@ export interface components {
             /** @description Heading shown above the content. Absent: the page's value (as the view shows it). */
             content_heading?: string | null;
             /** @description Customer groups (`customer_groups` of the same website, else INVALID_ARGUMENT) whose members read this version; at least one. A group deleted later no longer matches. */
-            customer_group_ids: string[] | null;
+            customer_group_ids: string[];
             /** @description An inactive version never wins. Default true. */
             is_active?: boolean | null;
             /** @description SEO meta description. Absent: the page's value (as the view shows it). */
@@ -6602,7 +6602,7 @@ export interface components {
             /** @description Help text. */
             description?: string | null;
             /** @description Label of the field. */
-            display_name: string | null;
+            display_name: string;
             /** @description Section (`customer_attribute_groups` id of the same website); absent means the default section. */
             group_id?: string | null;
             /** @description Off: removed from forms, new values refused, existing values stay readable. */
@@ -6610,7 +6610,7 @@ export interface components {
             /** @description Every customer must have a value. */
             is_required?: boolean | null;
             /** @description Key in `customer.attributes`: a lowercase letter then up to 63 lowercase letters, digits, underscores; unique on the website; not a customer field name. Fixed after create. */
-            key: string | null;
+            key: string;
             /** @description Locale to label, each at most 255 characters; replaced whole when sent; an omitted locale shows `display_name`. */
             labels?: {
                 [key: string]: string;
@@ -6646,9 +6646,9 @@ export interface components {
             show_in_registration?: boolean | null;
             /**
              * @description Value type; fixed after create. DATE values are `YYYY-MM-DD`.
-             * @enum {string|null}
+             * @enum {string}
              */
-            type: "TEXT" | "TEXTAREA" | "NUMBER" | "BOOLEAN" | "DATE" | "SELECT" | "MULTISELECT" | null;
+            type: "TEXT" | "TEXTAREA" | "NUMBER" | "BOOLEAN" | "DATE" | "SELECT" | "MULTISELECT";
         };
         /**
          * @description A section of the admin customer form; at most 20 per website. Deleting one moves its attributes to the default section.
@@ -6699,7 +6699,7 @@ export interface components {
          */
         CustomerAttributeGroupCreate: {
             /** @description Heading of the section. */
-            display_name: string | null;
+            display_name: string;
             /** @description Locale (e.g. `de`, `pt-BR`) to heading, each at most 255 characters; replaced whole when sent. */
             labels?: {
                 [key: string]: string;
@@ -6792,13 +6792,13 @@ export interface components {
             /** @description Name shown for the customer. */
             display_name?: string | null;
             /** @description Sign-in address; unique on the website; stored lowercase without surrounding spaces; fixed after create. */
-            email: string | null;
+            email: string;
             /** @description Whether the customer may sign in; off keeps the account but stops sessions from being renewed. */
             is_active?: boolean | null;
             /** @description Ids of MANUAL groups of the same website; a deleted group drops out on its own. */
             manual_group_ids?: string[] | null;
             /** @description Write-only. At least 8 characters with a letter and a digit; stored as an argon2id hash. Setting a new one signs the customer out of every session. */
-            password: string | null;
+            password: string;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
             /** @description Free labels, each 1 to 64 characters, at most 100; duplicates kept once. Filter `tags:"vip"` matches customers holding the tag. */
@@ -6870,7 +6870,7 @@ export interface components {
             /** @description Free text. */
             description?: string | null;
             /** @description Unique on the website. */
-            display_name: string | null;
+            display_name: string;
             /**
              * Format: int32
              * @description Higher wins when a customer is in several groups with their own page version.
@@ -7393,7 +7393,7 @@ export interface components {
              */
             state?: "PROPOSED" | "READY" | "SCHEDULED" | "USED" | "DISCARDED" | null;
             /** @description What to write about. */
-            topic: string | null;
+            topic: string;
         };
         /** @description Fields of EditorialBacklogItem to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         EditorialBacklogItemUpdate: {
@@ -7840,7 +7840,7 @@ export interface components {
          */
         InvitationCreate: {
             /** @description Address the invitation is sent to; only the user holding it may accept. */
-            email: string | null;
+            email: string;
             /**
              * Format: date-time
              * @description When the link stops working; default 7 days after create (or the latest `:resend`), at most 30 days ahead.
@@ -7849,7 +7849,7 @@ export interface components {
             /** @description Grants of the membership on top of its role's. */
             grants?: components["schemas"]["Grant"][] | null;
             /** @description Role of the membership: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. An account role deleted before acceptance leaves `roles/restricted`. */
-            role: string | null;
+            role: string;
             /** @description Websites the membership will be limited to; empty: every website. */
             website_ids?: string[] | null;
         };
@@ -8565,7 +8565,7 @@ export interface components {
          */
         MediaFolderCreate: {
             /** @description Name of the folder. */
-            display_name: string | null;
+            display_name: string;
             /** @description The folder holding this one; absent at the root. Settable on create; afterwards changed only by `:move`. */
             parent_id?: string | null;
         };
@@ -8798,7 +8798,7 @@ export interface components {
             /** @description Whether the menu shows the entry (and its sub-items). Default true. */
             is_active?: boolean | null;
             /** @description Text of the entry. */
-            label: string | null;
+            label: string;
             /** @description Open the link in a new tab. Default false. */
             open_in_new_tab?: boolean | null;
             /** @description Parent item in the same menu; absent at the top level. Settable on create, then changed only by `:move`. */
@@ -8874,9 +8874,9 @@ export interface components {
          */
         NavigationMenuCreate: {
             /** @description Name in the admin. */
-            display_name: string | null;
+            display_name: string;
             /** @description Stable handle themes use to place the menu (`main`, `footer`); unique per website (ALREADY_EXISTS otherwise). */
-            identifier: string | null;
+            identifier: string;
             /** @description Views the menu is visible in; empty (the default) means every view, present and future. Each id must be a view of the same website (else INVALID_ARGUMENT); duplicates are kept once. Deleting a view with `force` removes it here, and a list that would become empty switches the menu off instead (it must not turn visible everywhere). */
             visible_view_ids?: string[] | null;
         };
@@ -9048,7 +9048,7 @@ export interface components {
             /** @description Free text. */
             description?: string | null;
             /** @description Name of the project. */
-            display_name: string | null;
+            display_name: string;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
         };
@@ -10211,13 +10211,13 @@ export interface components {
          */
         ViewCreate: {
             /** @description Label in the admin and the locale switcher. */
-            display_name: string | null;
+            display_name: string;
             /** @description View whose content shows where this view has none: field by field, a field no overlay of this view overrides shows the fallback's overlay value, then its fallback's, …, else the resource's own (`:resolve` names the source in `field_sources`). A view of the same website, never forming a cycle. Deleting the fallback view (with `force`) clears it. */
             fallback_view_id?: string | null;
             /** @description Whether the rendered site serves the view. */
             is_active?: boolean | null;
             /** @description BCP 47 language tag, e.g. `de` or `pt-BR`. */
-            locale: string | null;
+            locale: string;
             /** @description First path segment the view answers under (`de` → `/de/…`); empty for the default view. Unique on the website. Default on create: the locale in lower case. */
             url_prefix?: string | null;
         };
@@ -10359,7 +10359,7 @@ export interface components {
             /** @description BCP 47 tag of the default view, e.g. `en`. */
             default_language?: string | null;
             /** @description Name of the website. */
-            display_name: string | null;
+            display_name: string;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
             /** @description IANA time zone of the site (analytics, schedules). */

@@ -1,6 +1,7 @@
 /**
  * What the served OpenAPI documents promise about shapes (issue 23): arrays declare their items and
- * are never "open objects".
+ * are never "open objects"; a field a Create requires is not nullable; retired request fields are
+ * marked deprecated with their replacement named (SPEC 9.5).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -54,5 +55,27 @@ describe('OpenAPI shapes', () => {
       expect(schema.items.type, `${component}.${field}`).toBeDefined();
     }
     expect(schemas.EditorialPlan.properties.slots.items.required).toEqual(['weekday', 'time']);
+  });
+
+  it('required fields of a Create body are not nullable; optional ones may be cleared with null', () => {
+    const wrong: string[] = [];
+    let required = 0;
+    for (const [surface, doc] of Object.entries(docs)) {
+      for (const [name, schema] of Object.entries<any>(doc.components?.schemas ?? {})) {
+        if (!name.endsWith('Create')) continue;
+        for (const field of schema.required ?? []) {
+          required++;
+          const property = schema.properties?.[field] ?? {};
+          const nullable = types(property).includes('null') || (property.anyOf ?? []).some((s: any) => s.type === 'null') || (property.enum ?? []).includes(null);
+          if (nullable) wrong.push(`${surface} ${name}.${field}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(required).toBeGreaterThan(20);
+    const page = docs.tenant.components.schemas.CmsPageCreate;
+    expect(page.properties.title.type).toBe('string');
+    // An optional field stays clearable.
+    expect(types(page.properties.meta_title)).toContain('null');
   });
 });

@@ -137,8 +137,11 @@ export function inputSchema(decl: ResourceDecl, mode: 'create' | 'update', extra
       ignored.push(name);
       continue;
     }
-    properties[name] = { ...nullable(fieldSchema(field)), ...(has(field, 'INPUT_ONLY') && { writeOnly: true }) };
-    if (mode === 'create' && has(field, 'REQUIRED')) required.push(name);
+    // A field a Create requires cannot be null there (null is not a value of it); elsewhere null clears or is dropped.
+    const requiredHere = mode === 'create' && has(field, 'REQUIRED');
+    const schema = requiredHere ? fieldSchema(field) : nullable(fieldSchema(field));
+    properties[name] = { ...schema, ...(has(field, 'INPUT_ONLY') && { writeOnly: true }) };
+    if (requiredHere) required.push(name);
   }
   Object.assign(properties, extra);
   const accepted = [...new Set([...Object.keys(properties), ...ignored])].sort();
