@@ -907,7 +907,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation
-         * @description Takes the one-time `token` of the invitation mail. With a bearer token: the signed-in user joins, if their email is the invited address (else 403 PERMISSION_DENIED, reason INVITATION_EMAIL_MISMATCH; nothing changes, the invitation stays pending). Without one: when the address has no user yet, the user is created with `password` (same rules as sign-up) and `display_name`, joins, and the answer carries a bearer token; when the address has a user, 400 FAILED_PRECONDITION (reason SIGN_IN_REQUIRED): sign in as that user and accept again. An unknown token (tampered, or replaced by `:resend`) answers 404 NOT_FOUND; an accepted, revoked or expired invitation 400 FAILED_PRECONDITION (INVITATION_ACCEPTED, INVITATION_REVOKED, INVITATION_EXPIRED). A token works once: of concurrent accepts exactly one succeeds. A caller who already is a member gets 409 ALREADY_EXISTS.
+         * @description Takes the one-time `invitation_token` of the invitation mail (formerly `token`, still accepted). With a bearer token: the signed-in user joins, if their email is the invited address (else 403 PERMISSION_DENIED, reason INVITATION_EMAIL_MISMATCH; nothing changes, the invitation stays pending). Without one: when the address has no user yet, the user is created with `password` (same rules as sign-up) and `display_name`, joins, and the answer carries a bearer token; when the address has a user, 400 FAILED_PRECONDITION (reason SIGN_IN_REQUIRED): sign in as that user and accept again. An unknown token (tampered, or replaced by `:resend`) answers 404 NOT_FOUND; an accepted, revoked or expired invitation 400 FAILED_PRECONDITION (INVITATION_ACCEPTED, INVITATION_REVOKED, INVITATION_EXPIRED). A token works once: of concurrent accepts exactly one succeeds. A caller who already is a member gets 409 ALREADY_EXISTS.
          */
         post: operations["AcceptInvitation"];
         delete?: never;
@@ -3765,10 +3765,15 @@ export interface components {
         AcceptInvitationRequest: {
             /** @description Only without a bearer token, for a new user: their display name. */
             display_name?: string;
+            /** @description The token of the invitation link (after `#token=`). */
+            invitation_token?: string;
             /** @description Only without a bearer token, for a new user: at least 8 characters with a letter and a digit. */
             password?: string;
-            /** @description The token of the invitation link. */
-            token: string;
+            /**
+             * @deprecated
+             * @description Deprecated: use `invitation_token` (same value). Still accepted for the life of v1; sending both with different values is INVALID_ARGUMENT.
+             */
+            token?: string;
         };
         /** @description The new membership; for a user created by the acceptance, also a bearer token. */
         AcceptInvitationResponse: {

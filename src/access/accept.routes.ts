@@ -39,7 +39,7 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
       operationId: 'AcceptInvitation',
       summary: 'Accept an invitation',
       description:
-        'Takes the one-time `token` of the invitation mail. With a bearer token: the signed-in user joins, if their email is the invited address ' +
+        'Takes the one-time `invitation_token` of the invitation mail (formerly `token`, still accepted). With a bearer token: the signed-in user joins, if their email is the invited address ' +
         '(else 403 PERMISSION_DENIED, reason INVITATION_EMAIL_MISMATCH; nothing changes, the invitation stays pending). Without one: when the address has no user yet, ' +
         'the user is created with `password` (same rules as sign-up) and `display_name`, joins, and the answer carries a bearer token; when the address has a user, ' +
         '400 FAILED_PRECONDITION (reason SIGN_IN_REQUIRED): sign in as that user and accept again. An unknown token (tampered, or replaced by `:resend`) answers 404 NOT_FOUND; ' +
@@ -51,9 +51,17 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
         $id: 'AcceptInvitationRequest',
         type: 'object',
         additionalProperties: false,
-        required: ['token'],
+        // One of the two names is required (checked by the handler, naming `invitation_token`).
         properties: {
-          token: { type: 'string', minLength: 1, maxLength: 256, writeOnly: true, description: 'The token of the invitation link.' },
+          invitation_token: { type: 'string', minLength: 1, maxLength: 256, writeOnly: true, description: 'The token of the invitation link (after `#token=`).' },
+          token: {
+            type: 'string',
+            minLength: 1,
+            maxLength: 256,
+            writeOnly: true,
+            deprecated: true,
+            description: 'Deprecated: use `invitation_token` (same value). Still accepted for the life of v1; sending both with different values is INVALID_ARGUMENT.',
+          },
           password: { type: 'string', maxLength: 256, writeOnly: true, description: 'Only without a bearer token, for a new user: at least 8 characters with a letter and a digit.' },
           display_name: { type: 'string', maxLength: 255, description: 'Only without a bearer token, for a new user: their display name.' },
         },
@@ -77,13 +85,18 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
     ...checkedFirst(async (request) => request.headers.authorization && deps.context.authenticated(request)),
     handler: async (request) => {
       const now = Date.now();
-      const body = request.body as { token: string; password?: string; display_name?: string };
+      const body = request.body as { invitation_token?: string; token?: string; password?: string; display_name?: string };
+      if (body.invitation_token !== undefined && body.token !== undefined && body.invitation_token !== body.token) {
+        throw InvalidArgument.field('invitation_token', 'disagrees with the deprecated `token`; send `invitation_token` only');
+      }
+      const invitationToken = body.invitation_token ?? body.token;
+      if (invitationToken === undefined) throw InvalidArgument.field('invitation_token', 'is required');
       const caller: Caller | undefined = request.headers.authorization ? (await deps.context.authenticated(request)).caller : undefined;
 
       const joined = await database.db
         .transaction()
         .execute(async (trx) => {
-          const invitation = await invitationByTokenHash(trx, dialect, tokenHash(body.token));
+          const invitation = await invitationByTokenHash(trx, dialect, tokenHash(invitationToken));
           if (!invitation) throw new NotFound('invitation');
           const state = stateOf(invitation, now);
           if (state !== 'PENDING') throw new FailedPrecondition(`INVITATION_${state}`, `the invitation is ${state.toLowerCase()}`);

@@ -55,6 +55,24 @@ describe('invitations', () => {
     expect(idsOf(await list(t, alice.token, invitations(alice)), 'invitations')).toContain(invitation.id);
   });
 
+  it('accept takes the invitation token as invitation_token; the deprecated token keeps working; both disagreeing or neither is INVALID_ARGUMENT naming invitation_token', async () => {
+    const dan = await t.signUp();
+    const { token } = await invite(alice, { email: dan.email });
+    expectInvalid(await accept({}, dan.token), 'invitation_token');
+    expectInvalid(await accept({ invitation_token: token, token: `${token}x` }, dan.token), 'invitation_token');
+    const joined = expectStatus(await accept({ invitation_token: token }, dan.token), 200);
+    expect(joined.member.id).toBe(dan.userId);
+    // The old name, for clients written before: the same call.
+    const erin = await t.signUp();
+    const second = await invite(alice, { email: erin.email });
+    expect(expectStatus(await accept({ token: second.token, invitation_token: second.token }, erin.token), 200).member.id).toBe(erin.userId);
+    const doc = expectStatus(await t.request('GET', `${API}/openapi.json`), 200);
+    const request = doc.components.schemas.AcceptInvitationRequest;
+    expect(request.properties.invitation_token.type).toBe('string');
+    expect(request.properties.token.deprecated).toBe(true);
+    expect(request.properties.token.description).toContain('invitation_token');
+  });
+
   it('accept without a bearer token creates the user of a new address, joins it and answers a token', async () => {
     const email = address();
     const { invitation, token } = await invite(alice, { email, role: 'roles/restricted', grants: [{ section: 'website.content', access: 'WRITE' }] });
