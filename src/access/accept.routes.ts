@@ -90,7 +90,13 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
         throw InvalidArgument.field('invitation_token', 'disagrees with the deprecated `token`; send `invitation_token` only');
       }
       const invitationToken = body.invitation_token ?? body.token;
-      if (invitationToken === undefined) throw InvalidArgument.field('invitation_token', 'is required');
+      if (invitationToken === undefined) {
+        // Both names: a client written against the deprecated `token` still finds its field named.
+        throw new InvalidArgument('invitation_token: is required (or its deprecated alias token)', [
+          { field: 'invitation_token', description: 'is required' },
+          { field: 'token', description: 'is required (deprecated alias of invitation_token)' },
+        ]);
+      }
       const caller: Caller | undefined = request.headers.authorization ? (await deps.context.authenticated(request)).caller : undefined;
 
       const joined = await database.db
