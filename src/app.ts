@@ -229,7 +229,7 @@ export async function buildApp(opts: {
     userResource({ users, services }),
     profileResource({ users, services }),
     projectResource,
-    websiteResource({ operations, platformDomain: config.platformDomain }),
+    websiteResource({ operations, platformDomain: config.platformDomain, publicBaseUrl: config.publicBaseUrl }),
     ...areas.flatMap((area) => area.resources?.(deps) ?? []),
   ];
   for (const decl of declarations) {

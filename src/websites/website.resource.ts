@@ -15,12 +15,18 @@ export const LANGUAGE_PATTERN = '^[a-zA-Z]{2,3}(?:-[a-zA-Z0-9]{2,8}){0,3}$';
 export interface WebsiteDeps {
   operations: Operations;
   platformDomain: string;
+  /** PUBLIC_BASE_URL: its port (when it names one) is where the sites answer too. */
+  publicBaseUrl: string;
 }
 
-/** Public address of a website on the platform. */
-export function websiteUrl(code: string, platformDomain: string): string {
+/**
+ * Public address of a website on the platform. The sites are served by the same listener as the
+ * API, so a port PUBLIC_BASE_URL names (`http://localhost:8080`) belongs in the link as well.
+ */
+export function websiteUrl(code: string, platformDomain: string, publicBaseUrl: string): string {
   const local = platformDomain === 'localhost' || platformDomain.endsWith('.localhost');
-  return `${local ? 'http' : 'https'}://${code}.${platformDomain}`;
+  const { port } = new URL(publicBaseUrl);
+  return `${local ? 'http' : 'https'}://${code}.${platformDomain}${port ? `:${port}` : ''}`;
 }
 
 /** A readable, unique-enough code from a display name: `Bob's Bakery` → `bobs-bakery-x7k2`. */
@@ -115,7 +121,7 @@ export function websiteResource(deps: WebsiteDeps): ResourceDecl {
       },
       present(row, resource) {
         resource.parent = `projects/${row.project_id}`;
-        resource.website_url = websiteUrl(row.code, deps.platformDomain);
+        resource.website_url = websiteUrl(row.code, deps.platformDomain, deps.publicBaseUrl);
         if (row.operation_id) resource.operation = `websites/${row.id}/operations/${row.operation_id}`;
       },
     },
