@@ -38,7 +38,8 @@ type Dialect = 'sqlite' | 'postgres';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
-const DOC = join(ROOT, 'docs', 'performance.md');
+// BENCH_DOC: write the report elsewhere (e.g. one suite's run, whose figures go into a hand-kept section).
+const DOC = process.env.BENCH_DOC ?? join(ROOT, 'docs', 'performance.md');
 
 function flag(name: string): boolean {
   const v = process.env[name] ?? '';

@@ -19,6 +19,7 @@ import { editorialSuite } from './editorial.js';
 import { searchSuite } from './search.js';
 import { analyticsIngestSuite } from './analytics-ingest.js';
 import { analyticsQuerySuite } from './analytics-query.js';
+import { limitsSuite } from './limits.js';
 
 export interface MeasureOptions {
   auth?: boolean;
@@ -70,7 +71,7 @@ export interface BenchSuite {
 }
 
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

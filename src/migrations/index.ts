@@ -21,6 +21,7 @@ import * as dashboard from './2026-11-26-1520-dashboard.js';
 import * as search from './2026-11-26-1530-search.js';
 import * as analyticsDailyRollups from './2026-11-27-0400-analytics-daily-rollups.js';
 import * as limitCounters from './2026-11-27-2000-limit-counters.js';
+import * as limitCountersUnlogged from './2026-11-27-2010-limit-counters-unlogged.js';
 import * as cacheVersions from './2026-11-27-2100-cache-versions.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
@@ -47,5 +48,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-1530-search': search,
   '2026-11-27-0400-analytics-daily-rollups': analyticsDailyRollups,
   '2026-11-27-2000-limit-counters': limitCounters,
+  '2026-11-27-2010-limit-counters-unlogged': limitCountersUnlogged,
   '2026-11-27-2100-cache-versions': cacheVersions,
 };

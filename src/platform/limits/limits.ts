@@ -11,12 +11,14 @@
  *   process), with the unchanged row read in the same statement when it does not. The record
  *   (`at`, `used`) is the in-memory algorithm's, and the answer is computed by the same arithmetic
  *   (`limitArithmetic`), so counts, RateLimit fields and retry delays are identical on both.
+ *   The statement is prepared (named) once per connection; the table is UNLOGGED (migration
+ *   2026-11-27-2010), so a hit's commit does not wait for a WAL flush (a database crash empties it).
  *   Keys are stored as their SHA-256: no client address or typed email address lands in a table.
  *   Expired rows are purged in bounded batches (SKIP LOCKED, so processes purging at once do not
  *   wait for each other) by a timer of each process.
  */
 import { createHash } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Database } from '../db/database.js';
 import { ResourceExhausted } from '../errors.js';
 import { createRateLimiter, limitArithmetic, type Entry, type RateLimiterOptions, type RateLimitState } from '../http/rate-limit.js';
@@ -116,45 +118,35 @@ function sharedLimiter(database: Database, name: string, options: Omit<RateLimit
 
   /**
    * The algorithm in SQL over the stored row `c` (the same formulas as `rate-limit.ts`): the amount
-   * spent as of now, the record after spending `cost`, and when it holds nothing any more.
+   * spent as of now ($3), and the record after spending the cost ($4). One text per limit and mode,
+   * run as a named prepared statement (parsed and planned once per connection, not per request).
+   * Refused: the row as the statement found it (its snapshot precedes the upsert's own change).
+   * Parameters: $1 limit name, $2 key hash, $3 now, $4 cost, $5 the record's expiry when new.
    */
-  function formulas(now: number, cost: number) {
-    const at = sql`${now}::bigint`;
-    const win = sql`${windowMs}::bigint`;
-    const price = sql`${cost}::float8`;
-    if (bucket) {
-      const usedNow = sql`greatest(0, c.used - (${at} - c.at)::float8 * ${limit}::float8 / ${windowMs}::float8)`;
-      return {
-        usedNow,
-        newAt: at,
-        newExpire: sql`${at} + ceil((${usedNow} + ${price}) * ${windowMs}::float8 / ${limit}::float8)::bigint`,
-        insertExpire: now + Math.ceil((cost * windowMs) / limit),
-        price,
-      };
-    }
-    // A key whose window ended starts a new one now.
-    const open = sql`(${at} - c.at < ${win})`;
-    const newAt = sql`(case when ${open} then c.at else ${at} end)`;
-    return { usedNow: sql`(case when ${open} then c.used else 0 end)`, newAt, newExpire: sql`${newAt} + ${win}`, insertExpire: now + windowMs, price };
-  }
-
-  /** Spends `cost` on key (only if it fits, unless `always`); the stored record after, or before when refused. */
-  async function spend(key: string, now: number, cost: number, always: boolean): Promise<{ counted: boolean; record?: Entry }> {
-    const hash = hashOf(key);
-    const f = formulas(now, cost);
-    const fits: RawBuilder<unknown> = always ? sql`` : sql`where ${f.usedNow} + ${f.price} <= ${limit + TOLERANCE}::float8`;
-    // Refused: the row as this statement found it (its snapshot precedes the upsert's own change).
-    const result = await sql<{ counted: boolean; at: string | number; used: number }>`with up as (
-        insert into limit_counters as c (limit_name, key_hash, at, used, expire_time)
-        values (${name}, ${hash}, ${now}, ${cost}, ${f.insertExpire})
-        on conflict (limit_name, key_hash) do update
-          set at = ${f.newAt}, used = ${f.usedNow} + ${f.price}, expire_time = ${f.newExpire}
-          ${fits}
+  const statementOf = (always: boolean) => {
+    const now = '$3::bigint';
+    const cost = '$4::float8';
+    const usedNow = bucket ? `greatest(0, c.used - (${now} - c.at)::float8 * ${limit}::float8 / ${windowMs}::float8)` : `(case when ${now} - c.at < ${windowMs} then c.used else 0 end)`;
+    // Fixed window: a key whose window ended starts a new one now.
+    const newAt = bucket ? now : `(case when ${now} - c.at < ${windowMs} then c.at else ${now} end)`;
+    const newExpire = bucket ? `${now} + ceil((${usedNow} + ${cost}) * ${windowMs}::float8 / ${limit}::float8)::bigint` : `${newAt} + ${windowMs}`;
+    const fits = always ? '' : `where ${usedNow} + ${cost} <= ${limit + TOLERANCE}::float8`;
+    return `with up as (
+        insert into limit_counters as c (limit_name, key_hash, at, used, expire_time) values ($1, $2, ${now}, ${cost}, $5::bigint)
+        on conflict (limit_name, key_hash) do update set at = ${newAt}, used = ${usedNow} + ${cost}, expire_time = ${newExpire}
+        ${fits}
         returning c.at, c.used)
       select true as counted, at, used from up
       union all
-      select false, at, used from limit_counters where limit_name = ${name} and key_hash = ${hash} and not exists (select from up)`.execute(db);
-    const row = result.rows[0];
+      select false, at, used from limit_counters where limit_name = $1 and key_hash = $2 and not exists (select from up)`;
+  };
+  const upsert = { fits: database.prepare(statementOf(false)), always: database.prepare(statementOf(true)) };
+
+  /** Spends `cost` on key (only if it fits, unless `always`); the stored record after, or before when refused. */
+  async function spend(key: string, now: number, cost: number, always: boolean): Promise<{ counted: boolean; record?: Entry }> {
+    const insertExpire = bucket ? now + Math.ceil((cost * windowMs) / limit) : now + windowMs;
+    const rows = await (always ? upsert.always : upsert.fits)([name, hashOf(key), now, cost, insertExpire]);
+    const row = rows[0];
     return row ? { counted: row.counted, record: { at: Number(row.at), used: Number(row.used) } } : { counted: false };
   }
 
