@@ -1,5 +1,6 @@
 /** The route tree and the router (routes themselves: ./routes.tsx and ./resource-routes.tsx). */
 import { createRouter } from '@tanstack/react-router';
+import { session } from './lib/session';
 import {
   queryClient,
   rootRoute,
@@ -45,6 +46,18 @@ export const router = createRouter({
   context: { queryClient },
   defaultPreload: 'intent',
   scrollRestoration: true,
+});
+
+/**
+ * When the session ends under a signed-in screen (a 401 anywhere, or signing out in another tab):
+ * to sign-in, and back here afterwards. Outside React, once per ending: an effect would run again
+ * while the navigation is pending and chain redirects.
+ */
+session.subscribe(() => {
+  if (session.current) return;
+  const { location, matches } = router.state;
+  if (location.pathname === '/sign-in' || !matches.some((m) => m.routeId === '/signed-in')) return;
+  void router.navigate({ to: '/sign-in', search: { redirect: location.href }, replace: true });
 });
 
 declare module '@tanstack/react-router' {

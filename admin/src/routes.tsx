@@ -12,6 +12,10 @@ import { session, lastWebsite } from './lib/session';
 import { RootLayout } from './lib/layout/RootLayout';
 import { NotFoundScreen } from './lib/layout/NotFound';
 
+function endSessionOn401(err: unknown) {
+  if (ApiError.is(err, 'UNAUTHENTICATED')) session.expire();
+}
+
 export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
@@ -20,9 +24,19 @@ export const queryClient = new QueryClient({
       staleTime: 10_000,
     },
   },
-  // A 401 ends the session in the client's middleware (lib/session.ts); nothing else to do here.
-  queryCache: new QueryCache(),
-  mutationCache: new MutationCache(),
+  // A 401 ends the session in the client's middleware (lib/session.ts); a refresh refused before
+  // the call (token revoked) surfaces here as UNAUTHENTICATED, and ends it too.
+  queryCache: new QueryCache({ onError: endSessionOn401 }),
+  mutationCache: new MutationCache({ onError: endSessionOn401 }),
+});
+
+// Another person's data never shows: a new sign-in (or signing out) starts from an empty cache.
+// A refreshed token keeps its client, and the cache.
+let sessionClient = session.current?.client;
+session.subscribe(() => {
+  if (session.current?.client === sessionClient) return;
+  sessionClient = session.current?.client;
+  queryClient.clear();
 });
 
 export interface RouterContext {

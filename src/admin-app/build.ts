@@ -106,7 +106,12 @@ export async function ensureAdminBuilt(opts: { root?: string; log?: (line: strin
     const vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
     log(`building the admin web app (${relative(process.cwd(), adminDir(root)) || '.'}) …`);
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: adminDir(root), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+        cwd: adminDir(root),
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Whatever the caller runs under (vitest sets NODE_ENV=test): React's production build.
+        env: { ...process.env, NODE_ENV: 'production' },
+      });
       let output = '';
       child.stdout.on('data', (chunk) => (output += chunk));
       child.stderr.on('data', (chunk) => (output += chunk));

@@ -70,7 +70,11 @@ export async function startAdminBrowser(env: Record<string, string> = {}): Promi
     async newPage() {
       const context = await browser.newContext({ baseURL: origin });
       contexts.push(context);
-      return context.newPage();
+      const page = await context.newPage();
+      // The app's own failures show in the test output (a blank screen says nothing).
+      page.on('pageerror', (err) => console.error(`[admin page error] ${err.message}`));
+      page.on('console', (m) => m.type() === 'error' && console.error(`[admin console] ${m.text()}`));
+      return page;
     },
     async expectAccessible(page, screen) {
       const result = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
@@ -104,7 +108,7 @@ export async function startAdminBrowser(env: Record<string, string> = {}): Promi
 export async function signInPage(a: AdminBrowser, page: Page, user: { email: string; password: string }, path = '/sign-in'): Promise<void> {
   await page.goto(`${a.origin}${path}`);
   await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password', { exact: false }).first().fill(user.password);
+  await page.getByRole('textbox', { name: 'Password' }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL((url) => url.pathname !== '/sign-in');
+  await page.waitForURL((url) => url.pathname !== '/sign-in' && url.pathname !== '/');
 }

@@ -60,7 +60,7 @@ export function DetailScreen({ resource, params, itemId, context }: { resource: 
       )}
       <Group justify="space-between" align="flex-start">
         <div>
-          <Text size="sm" c="dimmed">
+          <Text size="sm">
             {resource.singular}
           </Text>
           <Title order={1}>{isSingleton ? resource.title : name}</Title>

@@ -22,6 +22,9 @@ const help = (description: string) => {
   return first.length > 220 ? `${first.slice(0, 217)}…` : first;
 };
 
+// Mantine's default description grey is below 4.5:1 on white (WCAG 1.4.3); a darker grey passes.
+const readable = { description: { color: 'var(--mantine-color-gray-7)' } };
+
 export function FieldControl({ field, value, onChange, onBlur, errors, params, disabled }: FieldControlProps) {
   const common = {
     label: field.label,
@@ -32,6 +35,7 @@ export function FieldControl({ field, value, onChange, onBlur, errors, params, d
     disabled,
     onBlur,
     'data-field': field.path,
+    styles: readable,
   };
   switch (field.kind) {
     case 'textarea':
@@ -68,6 +72,7 @@ export function FieldControl({ field, value, onChange, onBlur, errors, params, d
           error={common.error}
           disabled={disabled || field.readOnly}
           checked={value === true}
+          styles={readable}
           onChange={(e) => onChange(e.currentTarget.checked)}
           onBlur={onBlur}
           data-field={field.path}

@@ -43,7 +43,7 @@ export function CreateScreen({ resource, params, context }: Props) {
         onDone={(created) => {
           void queryClient.invalidateQueries({ queryKey: queryKeys.resource(resource.key) });
           const id = (created as Record<string, unknown> | undefined)?.id;
-          notifications.show({ message: `${resource.singular} created.` });
+          notifications.show({ message: `${resource.singular} created.`, closeButtonProps: { 'aria-label': 'Dismiss' } });
           void go(context.ctx, typeof id === 'string' && resource.get ? screenPath(resource, params, { itemId: id }) : listPath);
         }}
       />
@@ -81,7 +81,7 @@ export function EditScreen({ resource, params, itemId, context }: Props) {
           onDone={(updated) => {
             queryClient.setQueryData(queryKeys.item(resource.key, params), updated);
             void queryClient.invalidateQueries({ queryKey: queryKeys.resource(resource.key) });
-            notifications.show({ message: 'Saved.' });
+            notifications.show({ message: 'Saved.', closeButtonProps: { 'aria-label': 'Dismiss' } });
             void go(context.ctx, detailPath);
           }}
         />
@@ -108,7 +108,7 @@ export function VerbScreen({ resource, params, itemId, context, verb }: Props & 
         {verb.label} {onItem ? resource.singular.toLowerCase() : resource.title.toLowerCase()}
       </Title>
       {verb.endpoint.description && (
-        <Text c="dimmed" size="sm">
+        <Text size="sm">
           {verb.endpoint.description.split('\n\n')[0]}
         </Text>
       )}

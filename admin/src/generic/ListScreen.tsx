@@ -55,7 +55,7 @@ export function ListScreen({ resource, params, context }: { resource: ResourceMo
         <div>
           <Title order={1}>{resource.title}</Title>
           {resource.description && (
-            <Text c="dimmed" size="sm" maw={720}>
+            <Text size="sm" maw={720}>
               {resource.description}
             </Text>
           )}

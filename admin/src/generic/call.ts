@@ -23,8 +23,7 @@ export async function call<T = Record<string, unknown>>(api: SignedInClient, end
   for (const [name, value] of Object.entries(pathParams)) if (value === undefined) throw new Error(`${endpoint.operationId} needs ${name}`);
   const query = Object.fromEntries(Object.entries(opts.query ?? {}).filter(([, v]) => v !== undefined && v !== ''));
   const init: Record<string, unknown> = {
-    params: { path: pathParams, query },
-    ...(opts.ifMatch && endpoint.ifMatch && { headers: { 'If-Match': quoteEtag(opts.ifMatch) } }),
+    params: { path: pathParams, query, ...(opts.ifMatch && endpoint.ifMatch && { header: { 'If-Match': quoteEtag(opts.ifMatch) } }) },
     ...(opts.signal && { signal: opts.signal }),
   };
   if (endpoint.requestSchema) {

@@ -63,7 +63,8 @@ export function screenHref(ctx: Context, resource: ResourceModel, params: Record
 
 /** Reads a path below `r/` back into the screen it names; undefined when no resource matches. */
 export function resolveScreen(model: ApiModel, ctx: Context, splat: string): Screen | undefined {
-  const raw = splat.replace(/^\/+|\/+$/g, '');
+  // The router may hand the splat over with `:` still percent-encoded.
+  const raw = splat.replace(/%3A/gi, ':').replace(/^\/+|\/+$/g, '');
   const colon = raw.lastIndexOf(':');
   const lastSlash = raw.lastIndexOf('/');
   const action = colon > lastSlash ? raw.slice(colon + 1) : undefined;

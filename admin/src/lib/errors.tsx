@@ -45,7 +45,7 @@ export function ApiErrorAlert({ error, title }: { error: unknown; title?: string
     <Alert color="red" title={title ?? 'Something went wrong'} role="alert">
       <Text size="sm">{errorMessage(error)}</Text>
       {requestId && (
-        <Text size="xs" c="dimmed" mt={4}>
+        <Text size="xs" mt={4}>
           Reference: <Code>{requestId}</Code>
         </Text>
       )}

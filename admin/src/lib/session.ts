@@ -12,7 +12,10 @@ import { baseUrl } from './api';
 
 const STORAGE_KEY = 'siteplatform.admin.session';
 const LAST_WEBSITE_KEY = 'siteplatform.admin.last-website';
-/** Refresh this long before the token ends (the SDK refreshes within 60 s of the end on a call). */
+/**
+ * Refresh this long before the token ends (the SDK refreshes within 60 s of the end on a call), at
+ * most half of what is left, so a short-lived token is not refreshed in a loop.
+ */
 const REFRESH_AHEAD_MS = 120_000;
 
 interface Stored {
@@ -52,7 +55,7 @@ class SessionStore {
     }
     const expireTime = stored ? new Date(stored.expireTime) : undefined;
     if (stored && expireTime && expireTime.getTime() > Date.now()) this.use({ token: stored.token, expireTime }, false);
-    else this.clear(false);
+    else this.clear(this.state !== null);
   }
 
   private save(token: Token) {
@@ -87,7 +90,8 @@ class SessionStore {
 
   private schedule(expireTime: Date) {
     clearTimeout(this.timer);
-    const wait = Math.max(0, expireTime.getTime() - Date.now() - REFRESH_AHEAD_MS);
+    const left = expireTime.getTime() - Date.now();
+    const wait = Math.max(left / 2, left - REFRESH_AHEAD_MS);
     this.timer = setTimeout(() => {
       this.state?.client.session.refresh().catch((err) => {
         if (ApiError.is(err, 'UNAUTHENTICATED')) this.expire();
@@ -144,11 +148,18 @@ export function useSession(): SessionState | null {
   return useSyncExternalStore(session.subscribe, () => session.current);
 }
 
-/** The signed-in client; only under the signed-in layout, which guarantees a session. */
+let lastClient: SignedInClient | undefined;
+
+/**
+ * The signed-in client; only under the signed-in layout, which guarantees a session. In the
+ * moment between a session ending (401) and the move to sign-in, screens still render once: they
+ * get the ended session's client (its calls answer 401), not an exception.
+ */
 export function useApi(): SignedInClient {
   const current = useSession();
-  if (!current) throw new Error('useApi outside a signed-in screen');
-  return current.client;
+  if (current) lastClient = current.client;
+  if (!lastClient) throw new Error('useApi outside a signed-in screen');
+  return lastClient;
 }
 
 /** The website the person used last, so `/` takes them back to it. */

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Group, Stack, Text, Title } from '@mantine/core';
+import { Anchor, Group, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { data } from '@siteplatform/sdk';
 import { useApi } from '../../lib/session';
@@ -26,7 +26,7 @@ export function WebsiteHomePage() {
         <>
           <Group>
             <Text>Status</Text>
-            <Badge color={w.provisioning_status === 'ACTIVE' ? 'green.9' : w.provisioning_status === 'FAILED' ? 'red.9' : 'yellow.9'}>{w.provisioning_status ?? 'UNKNOWN'}</Badge>
+            <Text fw={700}>{w.provisioning_status ?? 'UNKNOWN'}</Text>
           </Group>
           {entry && (
             <Text>

@@ -3,13 +3,15 @@ import { useMyWebsites } from '../../lib/websites';
 import { ApiErrorAlert } from '../../lib/errors';
 import { usePageTitle } from '../../lib/layout/title';
 import { AnchorLink } from '../../lib/layout/links';
+import { Shell } from '../../lib/layout/Shell';
 
 /** Every website the person reaches, by account and project. */
 export function WebsitesPage() {
   usePageTitle('Your websites');
   const { data, error, isPending } = useMyWebsites();
   return (
-    <Container component="main" size="md" py="xl">
+    <Shell>
+      <Container size="md" py="md">
       <Title order={1} mb="lg">
         Your websites
       </Title>
@@ -45,5 +47,6 @@ export function WebsitesPage() {
         </Table>
       )}
     </Container>
+    </Shell>
   );
 }

@@ -6,14 +6,14 @@ import { UserMenu } from './UserMenu';
 import { AnchorLink } from './links';
 
 /** The signed-in frame: header (switcher, user menu), the areas' navigation, the screen. */
-export function Shell({ navigation, children, websiteId }: { navigation: ReactNode; children: ReactNode; websiteId?: string }) {
+export function Shell({ navigation, children, websiteId }: { navigation?: ReactNode; children: ReactNode; websiteId?: string }) {
   const [opened, { toggle, close }] = useDisclosure();
   return (
-    <AppShell header={{ height: 60 }} navbar={{ width: 260, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell header={{ height: 60 }} navbar={navigation ? { width: 260, breakpoint: 'sm', collapsed: { mobile: !opened } } : undefined} padding="md">
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group wrap="nowrap">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Show the navigation" />
+            {navigation && <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Show the navigation" />}
             <AnchorLink to="/" fw={700} c="indigo.9" underline="never">
               Site platform
             </AnchorLink>
@@ -22,9 +22,11 @@ export function Shell({ navigation, children, websiteId }: { navigation: ReactNo
           <UserMenu />
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Areas">
-        <ScrollArea onClick={close}>{navigation}</ScrollArea>
-      </AppShell.Navbar>
+      {navigation && (
+        <AppShell.Navbar p="xs">
+          <ScrollArea onClick={close}>{navigation}</ScrollArea>
+        </AppShell.Navbar>
+      )}
       <AppShell.Main>{children}</AppShell.Main>
     </AppShell>
   );

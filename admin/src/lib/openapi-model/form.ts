@@ -60,9 +60,11 @@ export interface FormOptions {
   resource?: ResourceModel;
 }
 
-/** The controls of a request schema, in the document's order, output-only fields left out. */
+/** The controls of a request schema, required ones first, output-only fields left out. */
 export function formFields(schema: JsonSchema | undefined, opts: FormOptions): FormField[] {
-  return fieldsOf(schema, opts, '', 0);
+  // Required fields first (the document lists properties alphabetically), the rest in order.
+  const fields = fieldsOf(schema, opts, '', 0);
+  return [...fields.filter((f) => f.required), ...fields.filter((f) => !f.required)];
 }
 
 function fieldsOf(schema: JsonSchema | undefined, opts: FormOptions, prefix: string, depth: number): FormField[] {
