@@ -96,3 +96,30 @@ export function structuredData(args: {
 export function jsonLdText(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
+
+/** Longest description derived for a page without one (search engines show about 155 characters). */
+const DERIVED_DESCRIPTION_LENGTH = 155;
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/**
+ * A meta description for a page whose owner wrote none: the start of its sanitised content as plain
+ * text (entities decoded, cut at a word), else undefined.
+ */
+export function derivedDescription(html: string | undefined): string | undefined {
+  if (!html) return undefined;
+  const text = html
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos|nbsp);/gi, (_m, e: string) => {
+      const lower = e.toLowerCase();
+      const code = lower.startsWith('#x') ? parseInt(lower.slice(2), 16) : lower.startsWith('#') ? parseInt(lower.slice(1), 10) : undefined;
+      if (code === undefined) return ENTITIES[lower];
+      return Number.isInteger(code) && code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    })
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!text) return undefined;
+  if (text.length <= DERIVED_DESCRIPTION_LENGTH) return text;
+  const cut = text.slice(0, DERIVED_DESCRIPTION_LENGTH);
+  const space = cut.lastIndexOf(' ');
+  return `${space > DERIVED_DESCRIPTION_LENGTH / 2 ? cut.slice(0, space) : cut}…`;
+}

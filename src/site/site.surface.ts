@@ -5,11 +5,12 @@ import type { Kysely } from 'kysely';
 import { Liquid } from 'liquidjs';
 import type { AreaDeps } from '../platform/area.js';
 import { TtlCache } from '../platform/cache.js';
-import { toApiError } from '../platform/http/errors.js';
+import { MethodNotAllowed, NotFound } from '../platform/errors.js';
+import { sendError, toApiError, type RouteTable } from '../platform/http/errors.js';
 import type { SiteChrome } from './chrome.js';
 import { readSiteChrome } from './chrome.js';
 import { agentsContribution } from './agents/agents.site.js';
-import { designContribution, structuredData } from './design.js';
+import { derivedDescription, designContribution, structuredData } from './design.js';
 import { approximateTokens, MARKDOWN_TWINS_SETTING, markdownPathOf, markdownTwin, wantsMarkdown } from './agents/markdown.js';
 import { contentSignal } from './agents/signals.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
@@ -92,7 +93,7 @@ interface ViewState {
  */
 export async function registerSiteSurface(
   app: FastifyInstance,
-  opts: { deps: AreaDeps; hosts: SiteHosts; versions: SiteVersions; contributions: SiteContribution[] },
+  opts: { deps: AreaDeps; hosts: SiteHosts; versions: SiteVersions; contributions: SiteContribution[]; routes: RouteTable },
 ): Promise<SiteDeps> {
   const { deps, hosts, versions } = opts;
   // The core's own contributions after the areas': the sitemap and the agent surface (robots.txt, llms.txt, read API, /mcp, …).
@@ -173,11 +174,14 @@ export async function registerSiteSurface(
       .filter(([id]) => viewById.has(id))
       .map(([id, path]) => ({ hreflang: viewById.get(id)!.locale, url: `${ctx.origin}${path}` }));
     const searchPath = siteDeps.search && settings.get('search.enabled') !== false ? href(view, '/search') : undefined;
+    const tagline = String(settings.get('general.site.tagline') ?? '');
+    // Every page gets a description (search results, link previews): its own, else the start of its content, else the tagline.
+    const description = page.meta.description || derivedDescription(page.contentHtml) || tagline || undefined;
     return liquid.renderFile(page.template, {
       ...page.data,
       site: {
         name,
-        tagline: String(settings.get('general.site.tagline') ?? ''),
+        tagline,
         origin: ctx.origin,
         home_path: href(view, '/'),
         // The header's search form, while the website serves search (search.enabled).
@@ -194,6 +198,7 @@ export async function registerSiteSurface(
       page: {
         ...page.meta,
         full_title: suffix && page.meta.title !== name ? `${page.meta.title} ${suffix}` : page.meta.title,
+        description,
         canonical_url: `${ctx.origin}${page.meta.canonicalPath}`,
         markdown_url: page.meta.markdownPath ? `${ctx.origin}${page.meta.markdownPath}` : undefined,
         type: page.meta.type ?? 'website',
@@ -274,12 +279,32 @@ export async function registerSiteSurface(
     for (const contribution of contributions) await contribution.routes?.(site, siteDeps);
 
     site.route({ method: ['GET', 'HEAD'], url: '/*', handler: (request, reply) => dispatch(request, reply) });
+    // Every other method the router knows; methods it does not (PROPFIND) reach siteFallback below.
     site.route({
-      method: ['POST', 'PUT', 'PATCH', 'DELETE'],
+      method: app.supportedMethods.filter((m) => !['GET', 'HEAD', 'OPTIONS'].includes(m)),
       url: '/*',
-      handler: async (request, reply) => reply.code(405).header('allow', 'GET, HEAD').type('text/html; charset=utf-8').send(errorHtml(405, request.id)),
+      config: { refusesOnly: true },
+      handler: (request, reply) => methodNotAllowed(request, reply),
     });
   });
+
+  /**
+   * 405 in the site's own shape, with the Allow of what the site serves at the path: the canonical
+   * JSON error (status UNIMPLEMENTED) where a JSON route lives (`/_site/event`, the read API, `/mcp`),
+   * else the site's HTML error page.
+   */
+  function methodNotAllowed(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    const path = request.url.split('?', 1)[0];
+    const { allow, json } = opts.routes.siteAllowed(path);
+    if (json) return sendError(allow.length ? new MethodNotAllowed(request.method, path, allow) : new NotFound(`no route ${request.method} ${path}`), request, reply);
+    return reply.code(405).header('allow', allow.join(', ')).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(errorHtml(405, request.id));
+  }
+
+  opts.routes.siteFallback = async (request, reply) => {
+    // The router never asked the site constraint about a method it does not route: ask it here.
+    const site = await new Promise<string | undefined>((resolve) => hosts.constraint.deriveConstraint(request.raw, undefined, (_err, value) => resolve(value)));
+    return site === 'site' ? methodNotAllowed(request, reply) : undefined;
+  };
 
   /** `GET /*`: the view by the first segment, then the contributed site page, through the page cache. */
   async function dispatch(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

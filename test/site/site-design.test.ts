@@ -208,6 +208,14 @@ describe('structured data and meta', () => {
     expect(html).toContain('\\u003c/script\\u003e');
   });
 
+  it('every page has a meta description: its own, else the start of its content, else the tagline', async () => {
+    const page = expectStatus(await t.request('POST', `${s.base}/cms_pages`, { token: s.user.token, body: { title: 'Opening hours', url_key: 'hours', content: '<p>Open daily from 7 &amp; closed on <strong>Mondays</strong>.</p>' } }), 201);
+    expect(page.id).toBeTruthy();
+    const html = await s.until('/hours', 200);
+    expect(html).toContain('<meta name="description" content="Open daily from 7 &amp; closed on Mondays .">');
+    expect((await s.get('/blog')).body).toContain('<meta name="description" content="Sourdough since 1921">');
+  });
+
   it('<html lang> per view', async () => {
     const de = await s.view({ display_name: 'Deutsch', locale: 'de-DE', url_prefix: 'de' });
     expect(de).toBeTruthy();
