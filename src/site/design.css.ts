@@ -71,7 +71,8 @@ figcaption{font-size:.875rem;color:var(--c-muted);margin-top:.5rem}
 .prose pre{background:var(--c-surface);border:1px solid var(--c-border);padding:var(--space);border-radius:var(--radius);overflow-x:auto;line-height:1.5}
 .prose :not(pre)>code{background:var(--c-surface);padding:.1em .35em;border-radius:4px}
 .prose li+li{margin-top:.25em}
-.hero{padding-block:calc(var(--space)*1.5) calc(var(--space)*2.5);border-bottom:1px solid var(--c-border);margin-bottom:calc(var(--space)*2.5)}
+.hero{padding-block:calc(var(--space)*1.5) calc(var(--space)*2.5)}
+.hero+section{border-top:1px solid var(--c-border);padding-top:calc(var(--space)*.5)}
 .hero h1{font-size:clamp(2.25rem,1.6rem + 3vw,3.75rem);max-width:22ch;margin-bottom:.35em}
 .tagline{font-size:clamp(1.125rem,1rem + .5vw,1.375rem);color:var(--c-muted);max-width:var(--measure);margin:0}
 .hero .prose{margin:calc(var(--space)*1.5) 0 0}
