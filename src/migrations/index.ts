@@ -22,6 +22,7 @@ import * as search from './2026-11-26-1530-search.js';
 import * as analyticsDailyRollups from './2026-11-27-0400-analytics-daily-rollups.js';
 import * as limitCounters from './2026-11-27-2000-limit-counters.js';
 import * as limitCountersUnlogged from './2026-11-27-2010-limit-counters-unlogged.js';
+import * as limitCountersAdmitted from './2026-11-27-2020-limit-counters-admitted.js';
 import * as cacheVersions from './2026-11-27-2100-cache-versions.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
@@ -49,5 +50,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-0400-analytics-daily-rollups': analyticsDailyRollups,
   '2026-11-27-2000-limit-counters': limitCounters,
   '2026-11-27-2010-limit-counters-unlogged': limitCountersUnlogged,
+  '2026-11-27-2020-limit-counters-admitted': limitCountersAdmitted,
   '2026-11-27-2100-cache-versions': cacheVersions,
 };

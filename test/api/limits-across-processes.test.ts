@@ -152,4 +152,16 @@ describeOnly('postgres')('the tenant request limit shared by two platforms on on
       expect(refused.headers['ratelimit-policy']).toBe('"tenant";q=5;w=60');
     }
   });
+
+  it('admits exactly the limit when requests of one user arrive at once on both processes', async () => {
+    const user = await a.signUp();
+    const get = (t: TestApp) => t.request('GET', `${API}/users/me`, { token: user.token });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => get(i % 2 ? a : b)));
+    const statuses = answers.map((r) => r.statusCode).sort();
+    expect(statuses).toEqual([...Array(5).fill(200), ...Array(7).fill(429)]);
+    for (const refused of answers.filter((r) => r.statusCode === 429)) expectRateLimited(refused, 60);
+    // Each admitted request was told what it left: 4, 3, 2, 1, 0 tokens, once each.
+    const left = answers.filter((r) => r.statusCode === 200).map((r) => Number(/;r=(\d+);/.exec(String(r.headers['ratelimit']))?.[1]));
+    expect(left.sort()).toEqual([0, 1, 2, 3, 4]);
+  });
 });

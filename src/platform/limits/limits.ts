@@ -11,7 +11,10 @@
  *   process), with the unchanged row read in the same statement when it does not. The record
  *   (`at`, `used`) is the in-memory algorithm's, and the answer is computed by the same arithmetic
  *   (`limitArithmetic`), so counts, RateLimit fields and retry delays are identical on both.
- *   The statement is prepared (named) once per connection; the table is UNLOGGED (migration
+ *   `take`, the per-request check (tenant limit), is batched like `pointReader`: the takes one turn of
+ *   the event loop received go as one statement, one row per key with its number of takes, admitting
+ *   as many as fit (`admitted`, migration 2026-11-27-2020).
+ *   The statements are prepared (named) once per connection; the table is UNLOGGED (migration
  *   2026-11-27-2010), so a hit's commit does not wait for a WAL flush (a database crash empties it).
  *   Keys are stored as their SHA-256: no client address or typed email address lands in a table.
  *   Expired rows are purged in bounded batches (SKIP LOCKED, so processes purging at once do not
@@ -52,6 +55,8 @@ export interface Limits {
 export const PURGE_BATCH = 1_000;
 const PURGE_BATCHES = 10;
 const PURGE_EVERY_MS = 60_000;
+/** Keys per batched take statement at most (bounds its arrays). */
+const MAX_TAKE_BATCH = 1_000;
 
 const TOLERANCE = 1e-9;
 
@@ -150,6 +155,57 @@ function sharedLimiter(database: Database, name: string, options: Omit<RateLimit
     return row ? { counted: row.counted, record: { at: Number(row.at), used: Number(row.used) } } : { counted: false };
   }
 
+  /**
+   * `take` (the per-request check, e.g. the tenant limit) is batched: the takes a process receives
+   * while its event loop handles one batch of I/O go to the server as one statement over `unnest`
+   * arrays, one row per key with the number of takes, which admits as many as fit (`admitted`), so a
+   * burst costs one round trip and one row write per key instead of one each (as `pointReader`).
+   * Parameters: $1 limit name, $2 key hashes, $3 each key's now, $4 each key's number of takes.
+   */
+  const batchText = (() => {
+    const now = 'excluded.at';
+    const usedNow = bucket ? `greatest(0, c.used - (${now} - c.at)::float8 * ${limit}::float8 / ${windowMs}::float8)` : `(case when ${now} - c.at < ${windowMs} then c.used else 0 end)`;
+    const newAt = bucket ? now : `(case when ${now} - c.at < ${windowMs} then c.at else ${now} end)`;
+    // excluded.used: the takes wanted (at most `limit`, which is all a fresh key can admit).
+    const admitted = `least(excluded.used, greatest(0, floor(${limit}::float8 - ${usedNow} + ${TOLERANCE})))`;
+    const newExpire = bucket ? `${now} + ceil((${usedNow} + ${admitted}) * ${windowMs}::float8 / ${limit}::float8)::bigint` : `${newAt} + ${windowMs}`;
+    const freshExpire = bucket ? `i.now + ceil(least(i.n, ${limit}) * ${windowMs}::float8 / ${limit}::float8)::bigint` : `i.now + ${windowMs}`;
+    return `insert into limit_counters as c (limit_name, key_hash, at, used, expire_time, admitted)
+        select $1, i.key_hash, i.now, least(i.n, ${limit}), ${freshExpire}, least(i.n, ${limit})
+        from unnest($2::text[], $3::bigint[], $4::float8[]) as i(key_hash, now, n)
+      on conflict (limit_name, key_hash) do update set at = ${newAt}, used = ${usedNow} + ${admitted}, expire_time = ${newExpire}, admitted = ${admitted}
+      returning c.key_hash, c.at, c.used, c.admitted`;
+  })();
+  const batchUpsert = database.prepare(batchText);
+  type Waiting = { now: number; resolve(state: RateLimitState): void; reject(err: unknown): void };
+  let queued = new Map<string, Waiting[]>();
+
+  async function runBatch(batch: Array<[string, Waiting[]]>): Promise<void> {
+    try {
+      const hashes = batch.map(([key]) => hashOf(key));
+      const nows = batch.map(([, waiting]) => Math.max(...waiting.map((w) => w.now)));
+      const rows = await batchUpsert([name, hashes, nows, batch.map(([, waiting]) => waiting.length)]);
+      const byHash = new Map(rows.map((row) => [String(row.key_hash), row]));
+      batch.forEach(([, waiting], k) => {
+        const row = byHash.get(hashes[k]);
+        const now = nows[k];
+        if (!row) return waiting.forEach((w) => w.resolve(refusedState(undefined, 1, now)));
+        const at = Number(row.at);
+        const used = Number(row.used);
+        const admitted = Number(row.admitted);
+        // The first `admitted` takes of the key (in arrival order) passed, each seeing what it left.
+        waiting.forEach((w, i) => w.resolve(i < admitted ? math.counted({ at, used: used - admitted + i + 1 }, now) : refusedState({ at, used }, 1, now)));
+      });
+    } catch (err) {
+      for (const [, waiting] of batch) for (const w of waiting) w.reject(err);
+    }
+  }
+  function flush(): void {
+    const all = [...queued];
+    queued = new Map();
+    for (let i = 0; i < all.length; i += MAX_TAKE_BATCH) void runBatch(all.slice(i, i + MAX_TAKE_BATCH));
+  }
+
   function refusedState(record: Entry | undefined, cost: number, now: number): RateLimitState {
     // No row seen: another process inserted it after this statement's snapshot; it holds a full spend.
     if (!record) return { limited: true, remaining: 0, resetSeconds: math.wholeSeconds(windowMs), retryAfterSeconds: 1 };
@@ -164,10 +220,15 @@ function sharedLimiter(database: Database, name: string, options: Omit<RateLimit
 
   return {
     policy: { limit, windowSeconds: math.wholeSeconds(windowMs) },
-    async take(key, now = Date.now()) {
-      if (limit === 0) return unlimited;
-      const { counted, record } = await spend(key, now, 1, false);
-      return counted ? math.counted(record!, now) : refusedState(record, 1, now);
+    take(key, now = Date.now()) {
+      if (limit === 0) return Promise.resolve(unlimited);
+      return new Promise<RateLimitState>((resolve, reject) => {
+        // setImmediate runs after the poll phase: every take that arrived with this batch of I/O joins.
+        if (queued.size === 0) setImmediate(flush);
+        const waiting = queued.get(key);
+        if (waiting) waiting.push({ now, resolve, reject });
+        else queued.set(key, [{ now, resolve, reject }]);
+      });
     },
     async hit(key, now = Date.now(), cost = 1) {
       if (limit === 0) return;
