@@ -290,6 +290,7 @@ export async function buildApp(opts: {
       captcha: createCaptchaVerifier(config.captcha),
       rateLimit: limits.limiter('signup', { limit: config.signupRateLimit, windowMs: 60_000 }),
       tenantBaseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}`,
+      captchaWidget: { provider: config.captcha.provider, siteKey: config.captcha.siteKey },
     });
   });
 
@@ -304,6 +305,7 @@ export async function buildApp(opts: {
     hosts: siteHosts,
     versions: createSiteVersions(database),
     contributions: areas.flatMap((area) => (area.site ? [area.site(deps)] : [])),
+    routes,
   });
 
   // The admin web app (admin/dist) on the platform host: `/` and its client routes, /assets/.

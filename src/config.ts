@@ -22,7 +22,13 @@ export interface Config {
   encryptionKey: Buffer;
   /** HMAC key of signed media transform URLs (`sig`, see media.transforms.require_signature). */
   mediaSigningSecret: Buffer;
-  captcha: { provider: 'static' | 'turnstile' | 'hcaptcha' | 'recaptcha'; secret: string; verifyUrl: string | undefined };
+  captcha: {
+    provider: 'static' | 'turnstile' | 'hcaptcha' | 'recaptcha';
+    secret: string;
+    verifyUrl: string | undefined;
+    /** The hosted provider's public site key (CAPTCHA_SITE_KEY), which the sign-up widget renders with. */
+    siteKey?: string;
+  };
   signupRateLimit: number;
   /** Requests per minute per user (token bucket) on the tenant surface; 0 = no limit. */
   tenantRateLimit: number;
@@ -196,7 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenLifetimeSeconds: Number(env.TOKEN_LIFETIME_SECONDS ?? 3600),
     encryptionKey,
     mediaSigningSecret,
-    captcha: { provider, secret: env.CAPTCHA_SECRET ?? 'dev-captcha', verifyUrl: env.CAPTCHA_VERIFY_URL || undefined },
+    captcha: { provider, secret: env.CAPTCHA_SECRET ?? 'dev-captcha', verifyUrl: env.CAPTCHA_VERIFY_URL || undefined, siteKey: env.CAPTCHA_SITE_KEY || undefined },
     signupRateLimit: Number(env.SIGNUP_RATE_LIMIT ?? 60),
     tenantRateLimit: env.TENANT_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'TENANT_RATE_LIMIT', 0),
     invitationRateLimit: env.INVITATION_RATE_LIMIT === '0' ? 0 : positiveInteger(env, 'INVITATION_RATE_LIMIT', 30),

@@ -25,11 +25,41 @@ export function registerSignupRoutes(
     rateLimit: Limiter;
     /** Absolute URL of the tenant surface, where the created user's name (`users/{id}`) lives. */
     tenantBaseUrl: string;
+    /** What a sign-up form renders as its bot check: the provider and its public site key (never the secret). */
+    captchaWidget: { provider: 'static' | 'turnstile' | 'hcaptcha' | 'recaptcha'; siteKey: string | undefined };
   },
 ): void {
   const tags = ['signup'];
   // Counted before anything else runs (parsing, validation, the bot check) on every sign-up route.
   const onRequest = async (request: FastifyRequest, reply: FastifyReply) => applyRateLimit(reply, 'signup', deps.rateLimit, request.ip);
+
+  app.get(`${deps.prefix}/captcha`, {
+    onRequest,
+    schema: routeSchema(app, {
+      operationId: 'GetCaptcha',
+      summary: 'The bot check a sign-up form renders',
+      description:
+        'Which bot-check provider this deployment verifies `captcha_token` with (CAPTCHA_PROVIDER) and the public site key its widget takes (CAPTCHA_SITE_KEY; absent for `static`, the embedded check of development and tests, whose token is the configured code). Needs no bot check itself.',
+      tags,
+      security: [],
+      response: {
+        200: new Reply(
+          'The provider and its site key.',
+          Type.Object(
+            {
+              provider: Type.Union([Type.Literal('static'), Type.Literal('turnstile'), Type.Literal('hcaptcha'), Type.Literal('recaptcha')], {
+                description: '`turnstile` (Cloudflare), `hcaptcha`, `recaptcha` (Google, v2) or `static`.',
+              }),
+              site_key: Type.Optional(Type.String({ maxLength: 256, description: "The hosted provider's public site key, for its widget." })),
+            },
+            { $id: 'CaptchaSettings', additionalProperties: false },
+          ),
+        ),
+        ...errorResponses({ limited: true }),
+      },
+    }),
+    handler: async () => ({ provider: deps.captchaWidget.provider, ...(deps.captchaWidget.siteKey && deps.captchaWidget.provider !== 'static' ? { site_key: deps.captchaWidget.siteKey } : {}) }),
+  });
 
   app.post(`${deps.prefix}/users::check_email_availability`, {
     onRequest,
