@@ -9,24 +9,30 @@ import type { Database, PreparedRead } from './db/database.js';
  * and trusts the entry only while the version is unchanged.
  *
  * - SQLite (one process owns the file, `npm run worker` may share it): the version is the topic's row
- *   of `cache_versions`, read with one cached point read (a few µs) when the entry is looked up. A
- *   write committed by any connection raises it, so the next lookup misses.
+ *   of `cache_versions`, read once per event-loop turn and again after every write of this process
+ *   (`Database.writeCount`), so a lookup is an in-memory compare: this process's writes are seen by
+ *   its next lookup, another process's from the next turn on.
  * - PostgreSQL: the trigger sends `NOTIFY cache_invalidation, '<topic>'` at commit; every process
- *   listens on one connection and raises its in-memory version of the topic. While that connection is
- *   down (before it is up, after it fails, until it is back) the version changes on every call, so
- *   nothing cached is trusted. `settle()` lets a writing request answer only after its own process
- *   has received the notifications of its commit, which every other process receives at the same time.
+ *   listens on one connection (application_name LISTENER_NAME) and raises its in-memory version of
+ *   the topic, so a lookup is an in-memory compare too. While that connection is down (before it is
+ *   up, after it fails, until it is back) the version changes on every call: nothing cached is
+ *   trusted. Delivery to the other processes is asynchronous, so a writing request answers only after
+ *   `settle()`: it notifies `settle:<nonce>` and waits until every listening process has answered
+ *   `ack:<nonce>` (each does once it has handled every notification before it, which arrive in commit
+ *   order), bounded by SETTLE_TIMEOUT_MS. The caller's next request, on any process, sees the write.
  */
 export type CacheTopic = 'auth' | 'roots' | 'hosts';
 
 export const CACHE_INVALIDATION_CHANNEL = 'cache_invalidation';
+/** `application_name` of the listening connections: a settle counts them to know how many acks to await. */
+const LISTENER_NAME = 'siteplatform-cache-invalidation';
 
 export interface CacheInvalidation {
   /** The current version of `topic`; an entry read under another version is stale. */
   version(topic: CacheTopic): number | Promise<number>;
   /**
-   * PostgreSQL: resolves once this process has received every notification committed before the call
-   * (a NOTIFY of its own, awaited; bounded). SQLite: at once.
+   * PostgreSQL: resolves once every listening process has handled every notification committed
+   * before the call (bounded). SQLite: at once.
    */
   settle(): Promise<void>;
   close(): Promise<void>;
@@ -41,7 +47,9 @@ export async function startCacheInvalidation(database: Database): Promise<CacheI
   if (!database.subscribe) return sqliteInvalidation(database);
   const subscribe = database.subscribe.bind(database);
   const versions = new Map<CacheTopic, number>(TOPICS.map((t) => [t, 0]));
-  const settling = new Map<string, () => void>();
+  // Settles of this process awaiting acks: nonce → count of acks seen, and its resolver.
+  const settling = new Map<string, { acks: number; expected: number; done(): void }>();
+  let send: ((payload: string) => Promise<void>) | undefined;
   let listening = false;
   let closed = false;
   let unsubscribe: (() => Promise<void>) | undefined;
@@ -51,22 +59,35 @@ export async function startCacheInvalidation(database: Database): Promise<CacheI
     for (const t of TOPICS) versions.set(t, versions.get(t)! + 1);
   };
 
+  const onMessage = (payload: string) => {
+    if (payload.startsWith('settle:')) {
+      // Every notification committed before this one has been handled here: say so.
+      send?.(`ack:${payload.slice(7)}`).catch(() => undefined);
+      return;
+    }
+    if (payload.startsWith('ack:')) {
+      const waiting = settling.get(payload.slice(4));
+      if (waiting && ++waiting.acks >= waiting.expected) waiting.done();
+      return;
+    }
+    const topic = payload as CacheTopic;
+    if (versions.has(topic)) versions.set(topic, versions.get(topic)! + 1);
+    else bumpAll();
+  };
+
   const listen = async (): Promise<void> => {
     try {
       unsubscribe = await subscribe(
         CACHE_INVALIDATION_CHANNEL,
-        (payload) => {
-          if (payload.startsWith('settle:')) return settling.get(payload.slice(7))?.();
-          const topic = payload as CacheTopic;
-          if (versions.has(topic)) versions.set(topic, versions.get(topic)! + 1);
-          else bumpAll();
-        },
+        onMessage,
         () => {
           listening = false;
+          send = undefined;
           bumpAll();
-          for (const done of settling.values()) done();
+          for (const waiting of settling.values()) waiting.done();
           if (!closed) setTimeout(() => void listen(), RELISTEN_DELAY_MS).unref();
         },
+        { applicationName: LISTENER_NAME, onReady: (sender) => (send = sender) },
       );
       // Whatever was committed while nobody listened is unknown: start over.
       bumpAll();
@@ -83,17 +104,20 @@ export async function startCacheInvalidation(database: Database): Promise<CacheI
     async settle() {
       if (!listening) return;
       const nonce = randomUUID();
-      const received = new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, SETTLE_TIMEOUT_MS);
-        settling.set(nonce, () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      let done!: () => void;
+      const received = new Promise<void>((resolve) => (done = resolve));
+      const timer = setTimeout(done, SETTLE_TIMEOUT_MS);
+      // Expected acks are set once the listeners are counted, in the statement that notifies.
+      const waiting = { acks: 0, expected: Infinity, done };
+      settling.set(nonce, waiting);
       try {
-        await sql`select pg_notify(${CACHE_INVALIDATION_CHANNEL}, ${`settle:${nonce}`})`.execute(database.db);
+        const { rows } = await sql<{ listeners: number | string }>`select pg_notify(${CACHE_INVALIDATION_CHANNEL}, ${`settle:${nonce}`}),
+          (select count(*) from pg_stat_activity where datname = current_database() and application_name = ${LISTENER_NAME}) as listeners`.execute(database.db);
+        waiting.expected = Math.max(1, Number(rows[0]?.listeners ?? 1));
+        if (waiting.acks >= waiting.expected) done();
         await received;
       } finally {
+        clearTimeout(timer);
         settling.delete(nonce);
       }
     },
@@ -108,11 +132,33 @@ export async function startCacheInvalidation(database: Database): Promise<CacheI
 function sqliteInvalidation(database: Database): CacheInvalidation {
   // Made on first use: the table does not exist before migrations ran.
   let read: PreparedRead | undefined;
+  // The versions are read once per event-loop turn and again after any write of this process: a
+  // lookup costs an in-memory compare, and another process's commit is seen from the next turn on.
+  let memo: { versions: Map<string, number>; writes: number } | undefined;
+  let expiring = false;
+  const writeCount = database.writeCount ?? (() => NaN);
+  const current = async (): Promise<Map<string, number>> => {
+    const writes = writeCount();
+    if (memo && memo.writes === writes) return memo.versions;
+    read ??= database.prepare('select topic, version from cache_versions');
+    const rows = await read([]);
+    const versions = new Map(rows.map((r) => [String(r.topic), Number(r.version)]));
+    // A write made while reading makes this reading unfit to reuse (it may predate the write's commit).
+    if (writeCount() === writes) {
+      memo = { versions, writes };
+      if (!expiring) {
+        expiring = true;
+        setImmediate(() => {
+          memo = undefined;
+          expiring = false;
+        });
+      }
+    }
+    return versions;
+  };
   return {
     async version(topic) {
-      read ??= database.prepare('select version from cache_versions where topic = ?');
-      const rows = await read([topic]);
-      return Number(rows[0]?.version ?? 0);
+      return (await current()).get(topic) ?? 0;
     },
     settle: async () => {},
     close: async () => {},

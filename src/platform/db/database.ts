@@ -413,6 +413,13 @@ const postgresDialect: SqlDialect = {
   },
 };
 
+/** How a subscription's connection shows itself to the server (`application_name`), and a way to send on it. */
+export interface SubscribeOptions {
+  applicationName?: string;
+  /** Receives a function that sends `notify(channel, payload)` on the listening connection itself. */
+  onReady?(send: (payload: string) => Promise<void>): void;
+}
+
 /** Runs one SQL text (compiled by Kysely) with new parameters, as a prepared statement. */
 export type PreparedRead = (parameters: readonly unknown[]) => Promise<Record<string, any>[]>;
 
@@ -450,7 +457,12 @@ export interface Database {
    * (notifications may then have been missed); undefined where the dialect has no such channel
    * (SQLite: workers poll).
    */
-  subscribe?(channel: string, onMessage: (payload: string) => void, onLost?: (err: Error) => void): Promise<() => Promise<void>>;
+  subscribe?(channel: string, onMessage: (payload: string) => void, onLost?: (err: Error) => void, opts?: SubscribeOptions): Promise<() => Promise<void>>;
+  /**
+   * SQLite: how many writing statements (and commits) the writer connection has run; it moves with
+   * every write this process makes, so an in-memory cache can tell "nothing written here since".
+   */
+  writeCount?(): number;
   close(): Promise<void>;
 }
 
@@ -487,9 +499,9 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
       },
       pointReader: (table, keyColumns) => batchedPointReader(pool, table, keyColumns),
-      async subscribe(channel, onMessage, onLost) {
+      async subscribe(channel, onMessage, onLost, subscribeOptions) {
         // A connection of its own, outside the pools: LISTEN lasts as long as the session.
-        const client = new pg.Client({ connectionString: opts.databaseUrl });
+        const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: subscribeOptions?.applicationName });
         let closing = false;
         let lost = false;
         const lose = (err: Error) => {
@@ -507,6 +519,9 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         });
         await client.connect();
         await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        subscribeOptions?.onReady?.(async (payload) => {
+          await client.query('select pg_notify($1, $2)', [channel, payload]);
+        });
         return () => {
           closing = true;
           return client.end();
@@ -525,7 +540,8 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   connection.exec('PRAGMA synchronous = NORMAL');
   connection.exec('PRAGMA foreign_keys = ON');
   connection.exec('PRAGMA busy_timeout = 5000');
-  const cached = withStatementCache(connection);
+  const writes = { count: 0 };
+  const cached = withStatementCache(connection, writes);
   const db = new Kysely<any>({ dialect: new SqliteDialect({ database: cached }) });
   const prepare = (sql: string): PreparedRead => {
     const statement = cached.prepare(sql);
@@ -542,7 +558,8 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   };
   // One core stays with the event loop: reader threads beyond that would starve cheap requests.
   const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? Math.max(1, availableParallelism() - 1));
-  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, pointReader, close: () => db.destroy() };
+  const writeCount = () => writes.count;
+  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, pointReader, writeCount, close: () => db.destroy() };
   const read = createSqliteReaders(file, readers);
   return {
     db,
@@ -551,6 +568,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
     dialect: sqliteDialect,
     prepare,
     pointReader,
+    writeCount,
     close: async () => {
       await read.destroy();
       await db.destroy();
@@ -597,11 +615,29 @@ function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly s
     });
 }
 
+function countingWrites(statement: SQLite.Statement, writes: { count: number }): SQLite.Statement {
+  const run = statement.run.bind(statement);
+  const countedRun = (...args: unknown[]) => {
+    try {
+      return run(...(args as []));
+    } finally {
+      writes.count++;
+    }
+  };
+  return new Proxy(statement, {
+    get(target, property) {
+      if (property === 'run') return countedRun;
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /**
  * Kysely prepares every query anew; hot reads repeat the same few SQL texts, so prepared
  * statements are kept (bounded) and reused. better-sqlite3 runs them synchronously, so reuse is safe.
  */
-function withStatementCache(connection: SQLite.Database): SQLite.Database {
+function withStatementCache(connection: SQLite.Database, writes: { count: number }): SQLite.Database {
   const statements = new Map<string, SQLite.Statement>();
   return new Proxy(connection, {
     get(target, property, receiver) {
@@ -615,6 +651,8 @@ function withStatementCache(connection: SQLite.Database): SQLite.Database {
         let statement = statements.get(sql);
         if (!statement) {
           statement = target.prepare(sql);
+          // Writes (and commits) count themselves, for caches keyed by "nothing written since" (writeCount).
+          if (!statement.reader) statement = countingWrites(statement, writes);
           if (statements.size >= 512) statements.delete(statements.keys().next().value!);
           statements.set(sql, statement);
         }
