@@ -112,7 +112,7 @@ export function toApiError(err: FastifyError & { validation?: AjvError[]; valida
 }
 
 /** Sends an ApiError in the canonical body, with the headers its status calls for. */
-function sendError(apiError: ApiError, request: FastifyRequest, reply: FastifyReply) {
+export function sendError(apiError: ApiError, request: FastifyRequest, reply: FastifyReply) {
   if (apiError instanceof ResourceExhausted) reply.header('retry-after', String(apiError.retryAfterSeconds));
   // UNAVAILABLE is transient (busy, a dependency unreachable): clients may retry, after a second (documented on every 503).
   else if (apiError.status === 'UNAVAILABLE') reply.header('retry-after', '1');
@@ -174,6 +174,21 @@ export function clientErrorHandler(this: FastifyInstance, err: NodeJS.ErrnoExcep
 /** Methods the routes of a path serve, for 405 answers: every route registered, wildcards aside. */
 export interface RouteTable {
   allowed(path: string): string[];
+  /**
+   * What a rendered site serves at `path` (its wildcard page routes included), and whether a route
+   * there answers JSON (`config.siteJson`: the read API, `/mcp`, `/_site/event`) rather than pages.
+   */
+  siteAllowed(path: string): { allow: string[]; json: boolean };
+  /**
+   * Set by the site surface: answers a request no route matched (a method the router does not know,
+   * such as PROPFIND) when its Host names a rendered site, in the site's own error shape.
+   */
+  siteFallback?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>;
+}
+
+/** Route config of a route that only refuses (404/405) and so says nothing about what a path serves. */
+export interface RefusingRouteConfig {
+  refusesOnly?: boolean;
 }
 
 /**
@@ -182,17 +197,22 @@ export interface RouteTable {
  * about what a platform path serves, so the table is built on first use, once every hook has run.
  */
 export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number }): RouteTable {
-  const registered: Array<{ url: string; method: string | string[]; constraints?: Record<string, unknown> }> = [];
+  const registered: Array<{ url: string; method: string | string[]; constraints?: Record<string, unknown>; config?: unknown }> = [];
   let table: { router: ReturnType<typeof FindMyWay>; methods: string[] } | undefined;
+  let verbTable: { router: ReturnType<typeof FindMyWay>; methods: string[] } | undefined;
+  let siteTable: { router: ReturnType<typeof FindMyWay>; methods: string[] } | undefined;
   app.addHook('onRoute', (route) => {
     registered.push(route);
   });
-  function build() {
+  // Custom methods (`{name}:{verb}`, routed as `::verb`) have a table of their own: an item route's
+  // unbounded id would otherwise match `x:verb` and lend it the item's methods.
+  function build(verbs = false) {
     const router = FindMyWay({ maxParamLength: opts.maxParamLength });
     const methods = new Set<string>();
     for (const route of registered) {
       // The CORS preflight's `OPTIONS *` matches every path; it says nothing about what a path serves.
       if (route.url.includes('*') || route.constraints?.site) continue;
+      if (route.url.includes('::') !== verbs) continue;
       for (const method of ([] as string[]).concat(route.method)) {
         if (router.hasRoute(method as never, route.url)) continue;
         router.on(method as never, route.url, () => undefined);
@@ -201,13 +221,47 @@ export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number
     }
     return { router, methods: [...methods].sort() };
   }
+  function buildSite() {
+    const router = FindMyWay({ maxParamLength: opts.maxParamLength });
+    const methods = new Set<string>();
+    for (const route of registered) {
+      const config = route.config as (RefusingRouteConfig & { siteJson?: boolean }) | undefined;
+      if (!route.constraints?.site) continue;
+      for (const method of ([] as string[]).concat(route.method)) {
+        if (router.hasRoute(method as never, route.url)) continue;
+        // A refusing route is kept: it shadows the pages' wildcard for its method and says whether the path is JSON.
+        router.on(method as never, route.url, () => undefined, { json: config?.siteJson === true, refuses: config?.refusesOnly === true });
+        methods.add(method);
+      }
+    }
+    return { router, methods: [...methods].sort() };
+  }
   return {
-    allowed(path) {
-      table ??= build();
+    siteAllowed(path) {
+      siteTable ??= buildSite();
       const allow: string[] = [];
-      for (const method of table.methods) {
+      let json = false;
+      for (const method of siteTable.methods) {
         try {
-          if (table.router.find(method as never, path)) allow.push(method);
+          const found = siteTable.router.find(method as never, path);
+          if (!found) continue;
+          const store = found.store as { json?: boolean; refuses?: boolean } | undefined;
+          if (!store?.refuses) allow.push(method);
+          // A specific JSON route decides over the pages' wildcard.
+          if (store?.json) json = true;
+        } catch {
+          // A path the router cannot read serves nothing.
+        }
+      }
+      return { allow, json };
+    },
+    allowed(path) {
+      const verb = /:[a-z_]+$/.test(path.slice(path.lastIndexOf('/') + 1));
+      const routes = verb ? (verbTable ??= build(true)) : (table ??= build());
+      const allow: string[] = [];
+      for (const method of routes.methods) {
+        try {
+          if (routes.router.find(method as never, path)) allow.push(method);
         } catch {
           // A path the router cannot read (bad percent-encoding) serves nothing.
         }
@@ -246,8 +300,11 @@ export function installErrorHandling(app: FastifyInstance, routes: RouteTable): 
     if (redirectTrailingSlash(request, reply)) return reply;
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(async (request, reply) => {
     if (redirectTrailingSlash(request, reply)) return reply;
+    // A rendered site's host gets the site's answer, never the platform's routes (their Allow is not the site's).
+    const site = await routes.siteFallback?.(request, reply);
+    if (site) return site;
     const path = splitUrl(request.url)[0];
     const allow = routes.allowed(path);
     if (allow.length > 0) return sendError(new MethodNotAllowed(request.method, path, allow), request, reply);

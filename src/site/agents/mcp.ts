@@ -165,7 +165,8 @@ export function registerMcp(site: FastifyInstance, deps: SiteDeps, content: Site
   site.route({
     method: ['GET', 'DELETE', 'PUT', 'PATCH'],
     url: MCP_PATH,
-    config: { siteJson: true },
+    // Refuses only: says nothing about what /mcp serves (the 405s' Allow).
+    config: { siteJson: true, refusesOnly: true },
     handler: async (request) => {
       await guard(request);
       throw new MethodNotAllowed(request.method, MCP_PATH, ['POST']);

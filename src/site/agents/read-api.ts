@@ -359,6 +359,8 @@ export async function registerReadApi(site: FastifyInstance, deps: SiteDeps, con
       method: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       url: `${READ_API_PREFIX}/*`,
       schema: { hide: true },
+      // Answers JSON 404/405 only: a JSON path of the site, serving nothing itself.
+      config: { siteJson: true, refusesOnly: true },
       handler: async (request) => {
         const path = request.url.split('?')[0];
         if (request.method === 'GET' || request.method === 'HEAD') throw new NotFound(`no route GET ${path}`);
