@@ -2,7 +2,7 @@ import type { AreaDeps } from '../platform/area.js';
 import type { Row } from '../platform/resource/declaration.js';
 import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
 import { createViewOverlayReader, type ViewOverlayReader, type ViewReading } from '../cms/view-overlays.js';
-import { readSiteImages } from '../media/media.site.js';
+import { readSiteImages, responsiveContentImages } from '../media/media.site.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../site/contribution.js';
 import { readSiteSettings } from '../site/settings.js';
 import { OVERLAID } from './blog.area.js';
@@ -308,7 +308,7 @@ export function blogSite(deps: AreaDeps): SiteContribution {
       data: {
         post: {
           title: post.title,
-          content,
+          content: await responsiveContentImages(deps, ctx.website.id, content),
           excerpt: text(values.custom_excerpt),
           publish_iso: publishIso,
           publish_label: dateLabel(ctx, ctx.view, post.publishTime),

@@ -5,6 +5,7 @@ import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../site/contribution.js';
+import { responsiveContentImages } from '../media/media.site.js';
 import { siteHref } from '../site/paths.js';
 import { MAX_VIEWS_PER_WEBSITE } from '../views/view.resource.js';
 import { BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
@@ -322,6 +323,11 @@ export function cmsSite(deps: AreaDeps): SiteContribution {
   const reader = cmsSiteReader(deps.database);
   // The site's dependencies arrive with `routes` (registration), before any page is served.
   let site: SiteDeps | undefined;
+  /** The page's media-library images made responsive (srcset, sizes, dimensions, lazy); its Markdown twin keeps the stored HTML. */
+  const responsive = async (ctx: SitePageContext, page: SitePage | undefined) => {
+    if (page?.kind === 'html' && typeof page.data.content_html === 'string') page.data.content_html = await responsiveContentImages(deps, ctx.website.id, page.data.content_html);
+    return page;
+  };
   return {
     templates: {
       // The view's home page opens with its heading and the site's tagline, then what other areas add (the blog's newest posts).
@@ -335,12 +341,12 @@ export function cmsSite(deps: AreaDeps): SiteContribution {
       {
         pattern: '/',
         async handler(ctx) {
-          const page = await reader.page(ctx, null);
+          const page = await responsive(ctx, await reader.page(ctx, null));
           if (page?.kind === 'html' && page.data.is_home && site) page.data.home = await site.home(ctx);
           return page;
         },
       },
-      { pattern: '/*', handler: (ctx) => reader.page(ctx, (ctx.params['*'] ?? '').replace(/\/+$/, '')) },
+      { pattern: '/*', handler: async (ctx) => responsive(ctx, await reader.page(ctx, (ctx.params['*'] ?? '').replace(/\/+$/, ''))) },
     ],
     inventory: (ctx, view) => reader.inventory(ctx, view),
     routes(_app, siteDeps) {

@@ -70,3 +70,42 @@ export async function readSiteImages(deps: Pick<AreaDeps, 'database' | 'config'>
   }
   return images;
 }
+
+const ATTR_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeAttr = (text: string) => text.replace(/[&<>"']/g, (c) => ATTR_ESCAPES[c]);
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** `sizes` of an image in a column of text (the design's `--measure`, 42rem at most). */
+const CONTENT_IMAGE_SIZES = '(min-width: 44rem) 42rem, 100vw';
+
+/**
+ * Images of the website's own media library inside stored content (`<img src=".../media/{id}…">`
+ * an editor placed) made responsive like the design's own: `srcset` of signed `fmt=auto` variants,
+ * `sizes` of the text column, the media's width and height (no layout shift) unless the tag sets
+ * them, `loading="lazy"`, and the media's `alt_text` where the tag has no alt. Other images, and
+ * media of other websites, are left as they are. The HTML is sanitised already; only attributes
+ * built here from the media row are added.
+ */
+export async function responsiveContentImages(deps: Pick<AreaDeps, 'database' | 'config'>, websiteId: string, html: string): Promise<string> {
+  if (!html.includes('<img')) return html;
+  const media = new RegExp(`^(?:${escapeRegExp(deps.config.publicBaseUrl)})?${escapeRegExp(`${ENGINE_PREFIX}/websites/${websiteId}/media/`)}([A-Za-z0-9_-]{1,128})(?:[/?#]|$)`);
+  const tags = [...html.matchAll(/<img\b[^>]*>/g)].map((m) => ({ tag: m[0], id: media.exec(/\ssrc="([^"]*)"/.exec(m[0])?.[1]?.replace(/&amp;/g, '&') ?? '')?.[1] }));
+  const ids = tags.flatMap((t) => (t.id ? [t.id] : []));
+  if (ids.length === 0) return html;
+  const images = await readSiteImages(deps, websiteId, ids);
+  return html.replace(/<img\b[^>]*>/g, (tag) => {
+    const id = tags.find((t) => t.tag === tag)?.id;
+    const image = id ? images.get(id) : undefined;
+    if (!image || image.srcset === '') return tag;
+    const has = (name: string) => new RegExp(`\\s${name}=`).test(tag);
+    const add = [
+      ` srcset="${escapeAttr(image.srcset)}"`,
+      has('sizes') ? '' : ` sizes="${CONTENT_IMAGE_SIZES}"`,
+      !has('width') && !has('height') && image.width && image.height ? ` width="${image.width}" height="${image.height}"` : '',
+      has('loading') ? '' : ' loading="lazy"',
+      has('decoding') ? '' : ' decoding="async"',
+      has('alt') ? '' : ` alt="${escapeAttr(image.alt)}"`,
+    ].join('');
+    // The tag's own srcset (if any) gives way to the signed variants.
+    return tag.replace(/\ssrcset="[^"]*"/, '').replace(/\s*\/?>$/, `${add}>`);
+  });
+}

@@ -176,6 +176,19 @@ describe('images', () => {
     expect(plain.headers['content-type']).toBe('image/jpeg');
   });
 
+  it('media-library images inside page content get srcset, sizes, width and height, lazy loading; other images stay as written', async () => {
+    const content = `<p><img src="${t.config.publicBaseUrl}/engine-api/v1/${ids.crust.name}" alt="Crust close-up"></p><p><img src="https://example.org/elsewhere.png" alt="Elsewhere"></p>`;
+    expectStatus(await t.request('POST', `${s.base}/cms_pages`, { token: s.user.token, body: { title: 'Gallery', url_key: 'gallery', content } }), 201);
+    const html = await s.until('/gallery', 200);
+    const [own, other] = imgTags(html).filter((tag) => tag.includes('Crust close-up') || tag.includes('Elsewhere'));
+    expect(attr(own, 'srcset')).toMatch(/w=320&amp;fmt=auto&amp;sig=[^ ]+ 320w/);
+    expect(attr(own, 'sizes')).toBe('(min-width: 44rem) 42rem, 100vw');
+    expect([attr(own, 'width'), attr(own, 'height')]).toEqual(['1600', '1000']);
+    expect(own).toContain('loading="lazy"');
+    expect(attr(own, 'alt')).toBe('Crust close-up');
+    expect(other).toBe('<img src="https://example.org/elsewhere.png" alt="Elsewhere" />');
+  });
+
   it('an Open Graph image for posts: a 1200 px transformed feature image with its alt text', async () => {
     const html = (await s.get(`/blog/${ids.newest.url_key}`)).body;
     expect(html).toMatch(/<meta property="og:image" content="http:\/\/api\.test\/engine-api\/v1\/websites\/[^"]+\/crust\.jpg\?w=1200&amp;fmt=jpeg&amp;sig=[^"]+">/);
