@@ -7,11 +7,11 @@ import { RouterProvider } from '@tanstack/react-router';
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import { queryClient, router } from './router';
-import { theme } from './lib/layout/theme';
+import { cssVariablesResolver, theme } from './lib/layout/theme';
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme}>
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver}>
       <Notifications />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />

@@ -27,7 +27,7 @@ export function applyFieldErrors(form: { setErrors(errors: Record<string, string
   const all = fieldErrorsOf(err);
   const mine = Object.fromEntries(Object.entries(all).filter(([field]) => fields.includes(field)));
   form.setErrors(mine);
-  return ApiError.is(err, 'INVALID_ARGUMENT') && Object.keys(mine).length > 0 && Object.keys(mine).length === Object.keys(all).length;
+  return Object.keys(mine).length > 0 && Object.keys(mine).length === Object.keys(all).length;
 }
 
 /** A human sentence for any failure. */

@@ -22,7 +22,8 @@ export function SignInPage() {
     try {
       const token = await data(anonymousApi().POST('/tenant-api/v1/users:authenticate', { body: values }));
       session.signedIn(token);
-      await navigate({ to: search.redirect ?? '/', replace: true });
+      // `href`: the way back may carry a fragment (an invitation's token).
+      await navigate({ href: search.redirect ?? '/', replace: true });
     } catch (err) {
       if (!applyFieldErrors(form, err, ['email', 'password'])) setError(err);
     } finally {
