@@ -47,7 +47,8 @@ export const siteCsp = (mediaOrigin: string) =>
 interface CachedAnswer {
   status: number;
   contentType: string;
-  body: string;
+  /** UTF-8 bytes, encoded once when rendered: a cache hit sends them as they are. */
+  body: Buffer;
   etag: string;
   /** Extra headers of the answer (`Link` to the Markdown twin, token count, content signals). */
   headers: Record<string, string>;
@@ -369,13 +370,13 @@ export async function registerSiteSurface(
 
     let answer: CachedAnswer;
     if (page.kind === 'raw') {
-      answer = { status: page.status ?? 200, contentType: page.contentType, body: page.body, etag: '', headers: {} };
+      answer = { status: page.status ?? 200, contentType: page.contentType, body: Buffer.from(page.body), etag: '', headers: {} };
     } else if (markdown) {
       const body = markdownTwin(ctx, page);
       answer = {
         status: page.status ?? 200,
         contentType: 'text/markdown; charset=utf-8',
-        body,
+        body: Buffer.from(body),
         etag: '',
         headers: { 'x-markdown-tokens': String(approximateTokens(body)), link: `<${ctx.origin}${page.meta.canonicalPath}>; rel="canonical"`, ...agentHeaders(settings) },
       };
@@ -385,7 +386,7 @@ export async function registerSiteSurface(
       answer = {
         status: page.status ?? 200,
         contentType: 'text/html; charset=utf-8',
-        body: await renderHtml(request, ctx, page, view),
+        body: Buffer.from(await renderHtml(request, ctx, page, view)),
         etag: '',
         headers: markdownPath ? { link: `<${ctx.origin}${markdownPath}>; rel="alternate"; type="text/markdown"` } : {},
       };
@@ -444,7 +445,7 @@ function createPageCache(maxBytes: number, ttlMs: number) {
       return entry.answer;
     },
     set(key: string, answer: CachedAnswer, now = Date.now()): void {
-      const bytes = Buffer.byteLength(answer.body) + key.length * 2 + 256;
+      const bytes = answer.body.length + key.length * 2 + 256;
       if (bytes > PAGE_CACHE_MAX_ENTRY_BYTES) return;
       drop(key);
       entries.set(key, { answer, bytes, expires: now + ttlMs });
