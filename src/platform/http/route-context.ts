@@ -4,6 +4,7 @@ import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 import type { TokenService } from '../auth/tokens.js';
 import { NotFound } from '../errors.js';
+import { refuseUnstorableText } from './input-guard.js';
 import { PATH_ID_PATTERN } from '../resource/ids.js';
 import { templateParams } from '../resource/paths.js';
 
@@ -86,6 +87,8 @@ export function createRouteContextFactory(deps: {
 export function checkedFirst(check: (request: FastifyRequest) => Promise<unknown>): { onRequest: onRequestAsyncHookHandler<any, any, any, any, any, any, any, any> } {
   return {
     onRequest: async (request: FastifyRequest) => {
+      // Path ids no database can store (a NUL) are a malformed request, answered 400 before any lookup (input-guard.ts).
+      refuseUnstorableText(request.params, '');
       await check(request);
     },
   };
