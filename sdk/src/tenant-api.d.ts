@@ -1610,6 +1610,26 @@ export interface paths {
         patch: operations["UpdateBlogCategory"];
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}/posts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a blog category's posts in their manual order
+         * @description The posts of the category in the order `:set_posts` wrote (posts that gained the category otherwise come after), 50 per page by default, at most 100. Read-only: `:set_posts` writes the order. Requires READ on section `website.blog`.
+         */
+        get: operations["ListBlogCategoryPosts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}/views": {
         parameters: {
             query?: never;
@@ -1717,7 +1737,7 @@ export interface paths {
         put?: never;
         /**
          * Replace the posts of a blog category
-         * @description Makes `post_ids` (at most 1000, posts of the same website, no duplicates) exactly the posts of the category, in that order, in one transaction: posts left out lose the category from `category_ids`, posts named gain it. One unknown id writes nothing and answers INVALID_ARGUMENT naming `post_ids[i]`. Answers the category's posts in their order. `If-Match` (or `etag`) is conditional on the category.
+         * @description Makes `post_ids` (at most 1000, posts of the same website, no duplicates) exactly the posts of the category, in that order, in one transaction: posts left out lose the category from `category_ids`, posts named gain it. One unknown id writes nothing and answers INVALID_ARGUMENT naming `post_ids[i]`. Answers the category (as `:move` does), with its new etag; read its posts in order, page by page, with `GET …/blog_categories/{c}/posts`. `If-Match` (or `etag`) is conditional on the category.
          *
          *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
          *
@@ -5376,6 +5396,20 @@ export interface components {
             /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
             url_key?: string | null;
         };
+        /** @description A post of a category at its place in the manual order `:set_posts` wrote (read-only). */
+        BlogCategoryPost: {
+            /** @description `websites/{website}/blog_categories/{category}/posts/{post}`. */
+            name: string;
+            /**
+             * Format: int64
+             * @description Place in the order, 0 first; gaps are possible.
+             */
+            position: number;
+            /** @description The post, `websites/{website}/blog_posts/{post}`. */
+            post: string;
+            /** @description Id of the post. */
+            post_id: string;
+        };
         /** @description Fields of BlogCategory to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
         BlogCategoryUpdate: {
             /** @description Description (plain text). */
@@ -8043,6 +8077,18 @@ export interface components {
              */
             total_size: number;
         };
+        /** @description A page of a category's posts in order. */
+        ListBlogCategoryPostsResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /** @description The page, in order. */
+            posts: components["schemas"]["BlogCategoryPost"][];
+            /**
+             * Format: int64
+             * @description Posts of the category.
+             */
+            total_size: number;
+        };
         /** @description A page of views. */
         ListBlogCategoryViewsResponse: {
             /** @description Pass as `page_token` for the next page; empty on the last page. */
@@ -9776,16 +9822,70 @@ export interface components {
             readonly update_time?: string;
         };
         /**
-         * SetBlogCategoryPostsResponse
-         * @description The category and its posts in order.
+         * @description The category (as `:move` answers it), and the deprecated `post_ids`.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "display_name": "Recipes",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m5bchabuu1i7f",
+         *       "level": 1,
+         *       "meta_description": "Meta description",
+         *       "meta_title": "Meta title",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/blog_categories/0j5r8k2m5bchabuu1i7f",
+         *       "parent_id": "0j5r8k2mfa8nrt6trhg6",
+         *       "path": "Path",
+         *       "sort_order": 1,
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "url_key": "recipes"
+         *     }
          */
         SetBlogCategoryPostsResponse: {
-            /** @description The category's new etag. */
-            etag?: string;
-            /** @description The category. */
-            name?: string;
-            /** @description Its posts, in order. */
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Description (plain text). */
+            description?: string;
+            /** @description Name of the category. */
+            display_name: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /**
+             * Format: int64
+             * @description Depth; a root category is 0 (at most 7).
+             */
+            readonly level?: number;
+            /** @description SEO meta description of the category page. */
+            meta_description?: string;
+            /** @description SEO `<title>` of the category page; the display name when absent. */
+            meta_title?: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /** @description Parent category; absent at the root. Settable on create; afterwards changed only by `:move`. */
+            parent_id?: string;
+            /** @description Ids of the ancestors and the category joined by `/`; sorting by it lists the tree depth-first. */
+            readonly path?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: read the posts in order with `GET …/blog_categories/{c}/posts` (paged). The posts, in order.
+             */
             post_ids?: string[];
+            /**
+             * Format: int64
+             * @description Position among its siblings (0 first); new categories come last; set by `:move`.
+             */
+            readonly sort_order?: number;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description URL segment of the category (lowercase letters, digits, `.`, `_`, `-`); derived from the display name when absent (and when cleared), with `-2`, `-3`, … appended when that is taken. Unique per website: a url_key sent that is taken is ALREADY_EXISTS. */
+            url_key?: string;
         };
         SetPostsBlogCategoryRequest: {
             /** @description Write only if the resource still has this etag (like `If-Match`). */
@@ -14959,6 +15059,43 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    ListBlogCategoryPosts: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the blog_category. */
+                blog_category_id: components["parameters"]["BlogCategoryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListBlogCategoryPostsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     ListBlogCategoryViews: {
         parameters: {
             query?: {
@@ -15250,7 +15387,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The category and its posts in order. */
+            /** @description The category (as `:move` answers it), and the deprecated `post_ids`. */
             200: {
                 headers: {
                     [name: string]: unknown;

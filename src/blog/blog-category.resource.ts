@@ -1,6 +1,7 @@
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
-import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import type { CustomMethodDecl, FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import { resourceSchema } from '../platform/resource/schemas.js';
 import { uniqueKeyLock, type ResourceService } from '../platform/resource/engine.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
 import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
@@ -57,7 +58,53 @@ export const CATEGORY_CONTENT_FIELDS: Record<string, FieldDecl> = {
  */
 export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: PageResolver; services: () => Record<string, ResourceService> }): ResourceDecl {
   const { dialect } = deps;
-  return {
+  const setPosts: CustomMethodDecl = {
+    verb: 'set_posts',
+    on: 'item',
+    summary: 'Replace the posts of a blog category',
+    description:
+      `Makes \`post_ids\` (at most ${MAX_SET_POSTS}, posts of the same website, no duplicates) exactly the posts of the category, in that order, in ` +
+      'one transaction: posts left out lose the category from `category_ids`, posts named gain it. One unknown id writes nothing and answers ' +
+      "INVALID_ARGUMENT naming `post_ids[i]`. Answers the category (as `:move` does), with its new etag; read its posts in order, page by page, with " +
+      '`GET …/blog_categories/{c}/posts`. `If-Match` (or `etag`) is conditional on the category.',
+    access: 'write',
+    body: {
+      required: ['post_ids'],
+      properties: {
+        post_ids: {
+          type: 'array',
+          maxItems: MAX_SET_POSTS,
+          items: { type: 'string', minLength: 1, maxLength: 64 },
+          description: 'The posts of the category, in order.',
+        },
+      },
+    },
+    async handle(ctx, call) {
+      const postIds = call.body.post_ids as string[];
+      const seen = new Map<string, number>();
+      postIds.forEach((id, i) => {
+        if (seen.has(id)) throw InvalidArgument.field(`post_ids[${i}]`, `${id} is listed twice (also at post_ids[${seen.get(id)}])`);
+        seen.set(id, i);
+      });
+      let ids: string[] = [];
+      const service = deps.services().blog_categories;
+      const resource = await service.mutate(
+        ctx,
+        call.params,
+        async (wctx, next) => {
+          const known = await existingPostIds(wctx.trx, next.website_id, postIds);
+          const unknown = postIds.findIndex((id) => !known.has(id));
+          if (unknown >= 0) throw InvalidArgument.field(`post_ids[${unknown}]`, `${postIds[unknown]} is not a blog post of this website`);
+          await replaceCategoryPosts(wctx.trx, dialect, next.website_id, next.id, postIds, wctx.now);
+          ids = await categoryPostIds(wctx.trx, next.website_id, next.id, MAX_SET_POSTS);
+        },
+        { ifMatch: call.ifMatch },
+      );
+      // `post_ids` stays in the answer for clients of the earlier shape (SPEC 9: deprecated, kept for v1).
+      return { ...resource, post_ids: ids };
+    },
+  };
+  const decl: ResourceDecl = {
     collection: 'blog_categories',
     singular: 'BlogCategory',
     table: 'blog_categories',
@@ -115,61 +162,26 @@ export function blogCategoryResource(deps: { dialect: SqlDialect; resolver: Page
         description: 'Puts the category under `parent_id` (absent or null: the root) right after its sibling `after_id` (absent or null: first).',
         treeOf,
       }),
-      {
-        verb: 'set_posts',
-        on: 'item',
-        summary: 'Replace the posts of a blog category',
-        description:
-          `Makes \`post_ids\` (at most ${MAX_SET_POSTS}, posts of the same website, no duplicates) exactly the posts of the category, in that order, in ` +
-          'one transaction: posts left out lose the category from `category_ids`, posts named gain it. One unknown id writes nothing and answers ' +
-          'INVALID_ARGUMENT naming `post_ids[i]`. Answers the category\'s posts in their order. `If-Match` (or `etag`) is conditional on the category.',
-        access: 'write',
-        body: {
-          required: ['post_ids'],
-          properties: {
-            post_ids: {
-              type: 'array',
-              maxItems: MAX_SET_POSTS,
-              items: { type: 'string', minLength: 1, maxLength: 64 },
-              description: 'The posts of the category, in order.',
-            },
-          },
-        },
-        response: {
-          type: 'object',
-          title: 'SetBlogCategoryPostsResponse',
-          description: 'The category and its posts in order.',
-          properties: {
-            name: { type: 'string', maxLength: 300, description: 'The category.' },
-            etag: { type: 'string', maxLength: 64, description: 'The category\'s new etag.' },
-            post_ids: { type: 'array', maxItems: MAX_SET_POSTS, items: { type: 'string', maxLength: 64 }, description: 'Its posts, in order.' },
-          },
-        },
-        async handle(ctx, call) {
-          const postIds = call.body.post_ids as string[];
-          const seen = new Map<string, number>();
-          postIds.forEach((id, i) => {
-            if (seen.has(id)) throw InvalidArgument.field(`post_ids[${i}]`, `${id} is listed twice (also at post_ids[${seen.get(id)}])`);
-            seen.set(id, i);
-          });
-          let ids: string[] = [];
-          const service = deps.services().blog_categories;
-          const resource = await service.mutate(
-            ctx,
-            call.params,
-            async (wctx, next) => {
-              const known = await existingPostIds(wctx.trx, next.website_id, postIds);
-              const unknown = postIds.findIndex((id) => !known.has(id));
-              if (unknown >= 0) throw InvalidArgument.field(`post_ids[${unknown}]`, `${postIds[unknown]} is not a blog post of this website`);
-              await replaceCategoryPosts(wctx.trx, dialect, next.website_id, next.id, postIds, wctx.now);
-              ids = await categoryPostIds(wctx.trx, next.website_id, next.id, MAX_SET_POSTS);
-            },
-            { ifMatch: call.ifMatch },
-          );
-          return { name: resource.name, etag: resource.etag, post_ids: ids };
-        },
-      },
+      setPosts,
       resolveMethod('category', 'BlogCategory', deps.resolver, Object.keys(CATEGORY_CONTENT_FIELDS).concat(['url_key']), Object.keys(CATEGORY_CONTENT_FIELDS)),
     ],
   };
+  // The category as Get answers it, plus the deprecated `post_ids` of the earlier answer.
+  const category = resourceSchema(decl);
+  setPosts.response = {
+    ...category,
+    $id: 'SetBlogCategoryPostsResponse',
+    description: 'The category (as `:move` answers it), and the deprecated `post_ids`.',
+    properties: {
+      ...(category.properties as Record<string, unknown>),
+      post_ids: {
+        type: 'array',
+        maxItems: MAX_SET_POSTS,
+        items: { type: 'string', maxLength: 64 },
+        deprecated: true,
+        description: 'Deprecated: read the posts in order with `GET …/blog_categories/{c}/posts` (paged). The posts, in order.',
+      },
+    },
+  };
+  return decl;
 }

@@ -7,6 +7,7 @@ import { draftPostsOnlyIn } from './blog.repo.js';
 import { overlayResource } from '../cms/overlay.js';
 import { createResolver, type ResolverSpec } from '../cms/resolve.js';
 import { AUTHOR_CONTENT_FIELDS, blogAuthorResource } from './blog-author.resource.js';
+import { registerCategoryPostsRoute } from './category-posts.routes.js';
 import { blogCategoryResource, CATEGORY_CONTENT_FIELDS } from './blog-category.resource.js';
 import { blogPostResource, POST_CONTENT_FIELDS, PUBLISH_SCHEDULED_POST } from './blog-post.resource.js';
 import { blogPostRevisionResource } from './blog-post-revision.resource.js';
@@ -91,6 +92,8 @@ export const blogArea: Area = {
       ),
     ];
   },
+  // A category's manual post order, read back page by page (the category resource cannot carry 100 000 ids).
+  tenantRoutes: (app, deps) => registerCategoryPostsRoute(app, deps),
   jobs: (operations, deps) => {
     const db = deps.database.db;
     const republish = (op: OperationRun, runAfter: number) =>

@@ -21,6 +21,8 @@ const make = async (path: string, body: unknown, user = alice) => expectStatus(a
 const call = (name: string, verb: string, body: unknown = {}, user = alice) => t.request('POST', `${API}/${name}:${verb}`, { token: user.token, body });
 const get = async (name: string) => expectStatus(await t.request('GET', `${API}/${name}`, { token: alice.token }), 200);
 const category = (display_name: string, extra: Record<string, unknown> = {}) => make('blog_categories', { display_name, ...extra });
+/** A category's manual order as `GET …/posts` reads it back (one page is enough here). */
+const orderOf = async (name: string) => expectStatus(await t.request('GET', `${API}/${name}/posts?page_size=100`, { token: alice.token }), 200).posts.map((p: any) => p.post_id);
 const postsOf = async (categoryId: string) =>
   idsOf(await list(t, alice.token, `${base()}/blog_posts`, { filter: `category_ids:"${categoryId}"`, order_by: 'title' }), 'blog_posts');
 
@@ -58,12 +60,20 @@ describe('blog categories', () => {
   it(':set_posts replaces the set and order of posts of a category atomically', async () => {
     const cat = await category('Set posts');
     const p = await Promise.all(['P1', 'P2', 'P3'].map((title) => make('blog_posts', { title })));
-    const first = expectStatus(await call(cat.name, 'set_posts', { post_ids: [p[2].id, p[0].id] }), 200);
+    const res = await call(cat.name, 'set_posts', { post_ids: [p[2].id, p[0].id] });
+    const first = expectStatus(res, 200);
+    // The category, as `:move` answers it (with its new etag), and the deprecated post_ids of the earlier answer.
+    await expectShape(t, 'SetPostsBlogCategory', 200, first);
+    expect(first).toMatchObject({ name: cat.name, id: cat.id, display_name: 'Set posts', url_key: cat.url_key, level: 0 });
+    expect(first.etag).not.toBe(cat.etag);
+    expect(res.headers.etag).toBe(`"${first.etag}"`);
     expect(first.post_ids).toEqual([p[2].id, p[0].id]);
+    expect(await orderOf(cat.name)).toEqual([p[2].id, p[0].id]);
     expect(await postsOf(cat.id)).toEqual([p[0].id, p[2].id]);
     expect((await get(p[2].name)).category_ids).toEqual([cat.id]);
     const second = expectStatus(await call(cat.name, 'set_posts', { post_ids: [p[1].id, p[2].id] }), 200);
     expect(second.post_ids).toEqual([p[1].id, p[2].id]);
+    expect(await orderOf(cat.name)).toEqual([p[1].id, p[2].id]);
     expect((await get(p[0].name)).category_ids).toEqual([]);
     // One unknown id: nothing written, the field named with its index.
     const before = await get(cat.name);
@@ -80,6 +90,34 @@ describe('blog categories', () => {
     expectError(await call(cat.name, 'set_posts', { post_ids: [], etag: cat.etag }), 409, 'ABORTED');
     expect(expectStatus(await call(cat.name, 'set_posts', { post_ids: [] }), 200).post_ids).toEqual([]);
     expect(await postsOf(cat.id)).toEqual([]);
+  });
+
+  it("reads a category's manual order back page by page (GET …/blog_categories/{c}/posts)", async () => {
+    const cat = await category('Read order');
+    const posts = [];
+    for (const title of ['O1', 'O2', 'O3', 'O4', 'O5']) posts.push(await make('blog_posts', { title }));
+    const order = [posts[3], posts[0], posts[4], posts[1], posts[2]].map((p) => p.id);
+    expectStatus(await call(cat.name, 'set_posts', { post_ids: order }), 200);
+    const url = `${API}/${cat.name}/posts`;
+    const seen: string[] = [];
+    let token = '';
+    let pages = 0;
+    do {
+      const page = expectStatus(await t.request('GET', `${url}?page_size=2${token ? `&page_token=${encodeURIComponent(token)}` : ''}`, { token: alice.token }), 200);
+      await expectShape(t, 'ListBlogCategoryPosts', 200, page);
+      expect(page.total_size).toBe(5);
+      for (const item of page.posts) {
+        expect(item).toMatchObject({ name: `${cat.name}/posts/${item.post_id}`, post: `websites/${alice.websiteId}/blog_posts/${item.post_id}` });
+        seen.push(item.post_id);
+      }
+      token = page.next_page_token;
+      pages++;
+    } while (token);
+    expect(seen).toEqual(order);
+    expect(pages).toBe(3);
+    expectError(await t.request('GET', `${url}?page_token=garbage`, { token: alice.token }), 400, 'INVALID_ARGUMENT');
+    expectError(await t.request('GET', `${API}/websites/${alice.websiteId}/blog_categories/nosuchcategory/posts`, { token: alice.token }), 404, 'NOT_FOUND');
+    expectError(await t.request('GET', url, { token: bob.token }), 404, 'NOT_FOUND');
   });
 
   it('deleting a category with children or posts is refused unless force, which removes the subtree from its posts', async () => {
