@@ -67,9 +67,10 @@ describe('the admin reaches every List and custom method of the tenant API', () 
     expect(Object.keys(DEDICATED_SCREENS).filter((id) => !ids.has(id))).toEqual([]);
   });
 
-  it('reads the declared filters, orders and default order of every List', () => {
-    for (const r of model.resources.filter((x) => x.list)) {
-      expect(r.declaration, `${r.key} declares no filters/orders`).toBeDefined();
+  it('reads the declared filters, orders and default order of every List that states them', () => {
+    // The resource engine states them on every List it serves; a hand-written List may have none.
+    for (const r of model.resources.filter((x) => x.list?.description.includes('Sortable: '))) {
+      expect(r.declaration, `${r.key}: declaration not read`).toBeDefined();
       const [field] = r.declaration!.defaultOrder.split(' ');
       expect(r.declaration!.sortable, r.key).toContain(field);
     }

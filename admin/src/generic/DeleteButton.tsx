@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { Alert, Button, Checkbox, Group, Modal, Stack, Text } from '@mantine/core';
 import { useApi } from '../lib/session';
 import { mapError, type MappedError } from '../lib/openapi-model/errors.js';
+import { listColumns } from '../lib/openapi-model/list.js';
 import type { ResourceModel } from '../lib/openapi-model/types.js';
 import { call } from './call';
 
@@ -14,7 +15,8 @@ export function DeleteButton({ resource, params, item, onDeleted }: { resource: 
   const [error, setError] = useState<MappedError | undefined>();
   const endpoint = resource.delete!;
   const takesForce = endpoint.query.includes('force');
-  const what = String(item.display_name ?? item.title ?? item.label ?? item.id ?? resource.singular);
+  const nameField = listColumns(resource, 1)[0];
+  const what = String((nameField && item[nameField]) ?? item.id ?? resource.singular);
   const confirm = async () => {
     setBusy(true);
     setError(undefined);
@@ -33,7 +35,14 @@ export function DeleteButton({ resource, params, item, onDeleted }: { resource: 
       <Button color="red" variant="light" onClick={() => setOpen(true)}>
         Delete
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={`Delete ${resource.singular.toLowerCase()}?`}>
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={`Delete ${resource.singular.toLowerCase()}?`}
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        // No fade: the dialog is readable (and checkable) the moment it opens.
+        transitionProps={{ duration: 0 }}
+      >
         <Stack>
           <Text>
             “{what}” will be deleted. This cannot be undone.

@@ -8,6 +8,7 @@ import { useApi } from '../lib/session';
 import { usePageTitle } from '../lib/layout/title';
 import { mapError } from '../lib/openapi-model/errors.js';
 import { humanize } from '../lib/openapi-model/schema.js';
+import { listColumns } from '../lib/openapi-model/list.js';
 import { AI_RUN_FINAL_STATES } from '../lib/openapi-model/operations.js';
 import type { ResourceModel } from '../lib/openapi-model/types.js';
 import { apiModel } from './api-model';
@@ -37,7 +38,8 @@ export function DetailScreen({ resource, params, itemId, context }: { resource: 
   const { data: item, error, isPending } = useResource(resource, params);
   const queryClient = useQueryClient();
   const go = useGoToScreen();
-  const name = item ? String(item.display_name ?? item.title ?? item.label ?? item.email ?? item.key ?? item.path ?? itemId ?? resource.title) : (itemId ?? resource.title);
+  const nameField = listColumns(resource, 1)[0];
+  const name = item && nameField && item[nameField] ? String(item[nameField]) : (itemId ?? resource.title);
   usePageTitle(resource.kind === 'singleton' ? resource.title : `${name} · ${resource.title}`);
   const parentListPath = resource.kind === 'collection' ? screenPath(resource, params) : undefined;
   const isSingleton = resource.kind === 'singleton';

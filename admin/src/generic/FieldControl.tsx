@@ -23,7 +23,12 @@ const help = (description: string) => {
 };
 
 // Mantine's default description grey is below 4.5:1 on white (WCAG 1.4.3); a darker grey passes.
-const readable = { description: { color: 'var(--mantine-color-gray-7)' } };
+// The same for error text and the text of an input in error (Mantine's red.6 is about 3.3:1).
+const readable = {
+  description: { color: 'var(--mantine-color-gray-7)' },
+  error: { color: 'var(--mantine-color-red-9)' },
+  input: { color: 'var(--mantine-color-text)' },
+};
 
 export function FieldControl({ field, value, onChange, onBlur, errors, params, disabled }: FieldControlProps) {
   const common = {

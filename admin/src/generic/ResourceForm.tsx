@@ -44,7 +44,13 @@ export function ResourceForm({ resource, mode, endpoint, params, original, submi
   const paths = useMemo(() => collectPaths(fields), [fields]);
   const [base, setBase] = useState<Record<string, unknown>>(original ?? {});
   const [etag, setEtag] = useState<string | undefined>(original?.etag as string | undefined);
-  const [values, setValues] = useState<FormValues>(() => initialValues(fields, mode === 'update' ? original : undefined));
+  const [values, setValuesState] = useState<FormValues>(() => initialValues(fields, mode === 'update' ? original : undefined));
+  // The latest values, also between a keystroke and its render: a submit right after typing sends what was typed.
+  const latest = useRef(values);
+  const setValues = (next: FormValues | ((v: FormValues) => FormValues)) => {
+    latest.current = typeof next === 'function' ? next(latest.current) : next;
+    setValuesState(latest.current);
+  };
   const [touched, setTouched] = useState<Set<string>>(new Set());
   const [clientErrors, setClientErrors] = useState<Record<string, string>>({});
   const [serverErrors, setServerErrors] = useState<Record<string, string>>({});
@@ -141,7 +147,7 @@ export function ResourceForm({ resource, mode, endpoint, params, original, submi
 
   const onSubmit = (event: FormEvent) => {
     event.preventDefault();
-    void submit(values, base, etag);
+    void submit(latest.current, base, etag);
   };
 
   const errors: Record<string, string | undefined> = { ...serverErrors, ...clientErrors };
@@ -159,7 +165,8 @@ export function ResourceForm({ resource, mode, endpoint, params, original, submi
             current={conflict}
             mode={mode}
             onKeepMine={() => {
-              const kept = mode === 'update' ? keepMine(fields, base, values, conflict) : { values, original: conflict, etag: conflict.etag as string | undefined };
+              const mine = latest.current;
+              const kept = mode === 'update' ? keepMine(fields, base, mine, conflict) : { values: mine, original: conflict, etag: conflict.etag as string | undefined };
               setValues(kept.values);
               setBase(kept.original);
               setEtag(kept.etag);

@@ -75,6 +75,9 @@ function fieldsOf(schema: JsonSchema | undefined, opts: FormOptions, prefix: str
     if (raw.readOnly || (depth === 0 && MACHINE_FIELDS.has(name))) continue;
     // The resource schema marks a field output-only even where a request schema repeats it.
     if (depth === 0 && opts.resource?.schema.properties?.[name]?.readOnly) continue;
+    // Set once on create and never answered (an instruction's first text): nothing to show or edit later.
+    const resourceProp = opts.resource?.schema.properties?.[name];
+    if (depth === 0 && opts.mode === 'update' && opts.resource?.immutable.includes(name) && (raw.writeOnly || resourceProp?.writeOnly || !resourceProp)) continue;
     out.push(fieldOf(name, raw, required.has(name), opts, prefix, depth));
   }
   return out;
@@ -139,7 +142,8 @@ function stringKind(name: string, schema: JsonSchema, writeOnly: boolean): Field
   if (schema.format === 'date-time') return 'datetime';
   if (schema.format === 'email' || name === 'email') return 'email';
   if (schema.format === 'uri' || schema.format === 'url') return 'url';
-  if (writeOnly || /password|secret|api_key/.test(name)) return 'password';
+  // Write-only is not secret by itself (an instruction's first text is write-only too): secrets go by name.
+  if (/password|secret|api_key|token/.test(name) && (writeOnly || (schema.maxLength ?? 0) <= 1024)) return 'password';
   if ((schema.maxLength ?? 0) >= TEXTAREA_FROM) return 'textarea';
   return 'text';
 }

@@ -99,7 +99,7 @@ export function areaOf(id: string, key: string): Area {
  * Fields an Update must not change. The document says so only in prose (the resource engine's
  * IMMUTABLE behaviour is not emitted as a keyword), so read the phrases the declarations use.
  */
-const IMMUTABLE_PROSE = /fixed after create|\bimmutable\b|settable on create; afterwards|\bfixed\b[.;]|; fixed$/i;
+const IMMUTABLE_PROSE = /fixed after create|\bimmutable\b|settable on create; afterwards|\bfixed\b[.;]|; fixed$|^create only\b/i;
 
 function immutableFields(update: JsonSchema | undefined): string[] {
   if (!update?.properties) return [];
