@@ -103,6 +103,17 @@ describeOnly('postgres')('limits shared by two platforms on one PostgreSQL datab
     expectRateLimited(await post(b, REQUEST_RESET, { email: user.email }), 15 * 60);
   });
 
+  it('shares the invitation mail budget of an account (INVITATION_RATE_LIMIT, 30 an hour) across processes', async () => {
+    const owner = await a.signUp();
+    const invite = (t: TestApp, i: number) =>
+      t.request('POST', `${API}/accounts/${owner.accountId}/invitations`, { token: owner.token, body: { email: `invitee-${i}-${Date.now()}@example.com`, role: 'roles/editor' } });
+    for (let i = 0; i < 30; i++) {
+      const res = await invite(i % 2 ? a : b, i);
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    for (const t of [a, b]) expectRateLimited(await invite(t, 99), 3600);
+  });
+
   it('purges expired counters in bounded batches, and keeps live ones', async () => {
     const user = await a.signUp();
     await wrongSignIn(a, user.email, 1);
@@ -110,7 +121,8 @@ describeOnly('postgres')('limits shared by two platforms on one PostgreSQL datab
     const rows = () => a.fresh.database.db.selectFrom('limit_counters').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     expect(Number((await rows()).n)).toBeGreaterThan(0);
     expect(await limits.purge(Date.now())).toBe(0);
-    expect(await limits.purge(Date.now() + 16 * 60_000)).toBeGreaterThan(0);
+    // Past every window of the tests above (the longest: invitations, an hour).
+    expect(await limits.purge(Date.now() + 2 * 3600_000)).toBeGreaterThan(0);
     expect(Number((await rows()).n)).toBe(0);
   });
 
