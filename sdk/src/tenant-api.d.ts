@@ -742,6 +742,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/members:my_access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The caller's own access to the account
+         * @description What the signed-in member holds in the account, whatever that is (no `account.members` right needed): the role, the effective grants (the role's and the membership's own, without those another covers) and the websites the membership is limited to. A grant on a section covers every section beneath it; WRITE implies READ. Every route of this API names the section it needs in its description. Changes nothing.
+         *
+         *     Requires membership in the account only.
+         */
+        post: operations["MyAccessMembers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/projects": {
         parameters: {
             query?: never;
@@ -10483,6 +10505,20 @@ export interface components {
             /** @description IANA time zone of the site (analytics, schedules). */
             time_zone?: string | null;
         };
+        /**
+         * MyAccessResponse
+         * @description The caller's access to the account.
+         */
+        MyAccessResponse: {
+            /** @description Whether the caller is an administrator of the account. */
+            administrator: boolean;
+            /** @description Effective grants: the role's and the membership's own. */
+            grants: components["schemas"]["Grant"][];
+            /** @description The role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. */
+            role: string;
+            /** @description The websites the membership is limited to; empty: every website of the account. */
+            website_ids: string[];
+        };
     };
     responses: {
         /** @description INVALID_ARGUMENT (a FIELD_VIOLATION names each bad field or parameter), FAILED_PRECONDITION (a PRECONDITION_FAILURE gives the reason) or OUT_OF_RANGE. */
@@ -12902,6 +12938,36 @@ export interface operations {
             403: components["responses"]["PermissionDenied"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    MyAccessMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's access to the account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyAccessResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];

@@ -6,7 +6,7 @@ import { FailedPrecondition, InvalidArgument, PermissionDenied } from '../platfo
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { accountRoleGrants, countAdministrators, lockAccountRole, lockAdministrators, usersById } from './access.repo.js';
 import { MEMBERS_RIGHTS } from './account-role.resource.js';
-import { builtInGrants, checkGrants, checkNotMoreThanHeld, grantsField, parseRole, roleColumns, roleName, type RoleRef } from './grants.js';
+import { builtInGrants, checkGrants, checkNotMoreThanHeld, GRANT_SCHEMA, grantsField, MAX_GRANTS, parseRole, roleColumns, roleName, type RoleRef } from './grants.js';
 
 /** Role reference of stored membership columns. */
 const refOf = (row: Row): RoleRef => (row.role === 'account_role' ? { kind: 'account_role', id: row.account_role_id } : { kind: 'built_in', role: row.role });
@@ -126,6 +126,36 @@ export const memberResource = (dialect: SqlDialect, services: () => Record<strin
     },
   },
   customMethods: [
+    {
+      // What the caller may do in the account, so a client (the admin) offers only that; every
+      // route still checks its own right.
+      verb: 'my_access',
+      on: 'collection',
+      summary: "The caller's own access to the account",
+      description:
+        "What the signed-in member holds in the account, whatever that is (no `account.members` right needed): the role, the effective grants (the role's and the membership's own, " +
+        'without those another covers) and the websites the membership is limited to. A grant on a section covers every section beneath it; WRITE implies READ. ' +
+        'Every route of this API names the section it needs in its description. Changes nothing.',
+      access: 'read',
+      right: anyMember,
+      response: {
+        title: 'MyAccessResponse',
+        type: 'object',
+        description: "The caller's access to the account.",
+        additionalProperties: false,
+        required: ['role', 'administrator', 'grants', 'website_ids'],
+        properties: {
+          role: { type: 'string', maxLength: 200, description: 'The role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`.' },
+          administrator: { type: 'boolean', description: 'Whether the caller is an administrator of the account.' },
+          grants: { type: 'array', maxItems: MAX_GRANTS * 2, items: GRANT_SCHEMA, description: 'Effective grants: the role\'s and the membership\'s own.' },
+          website_ids: { type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 63 }, description: 'The websites the membership is limited to; empty: every website of the account.' },
+        },
+      },
+      async handle(ctx) {
+        const access = ctx.access!;
+        return { role: access.role, administrator: access.administrator ?? false, grants: access.grants ?? [], website_ids: access.websiteIds ?? [] };
+      },
+    },
     {
       verb: 'leave',
       on: 'collection',

@@ -12,6 +12,7 @@ import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/adm
 import type { TestUser } from '../support/app.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { repositoryRoot } from '../../src/admin-app/build.js';
+import { addMember } from '../support/access.js';
 
 let a: AdminBrowser;
 let alice: TestUser;
@@ -102,5 +103,24 @@ describe('sessions in the admin', { timeout: 90_000 }, () => {
     // The other browser's token was revoked too: its next call ends its session.
     await there.reload();
     await there.waitForURL(/\/sign-in\?redirect=/);
+  });
+
+  it('offers a member only the areas their role reaches', async () => {
+    const frank = await a.t.signUpProvisioned({ email: 'frank@example.com', website_name: 'Frank Fixes' });
+    // Restricted to reading the account and its websites: no AI.
+    await addMember(a.t, frank, alice.accountId, { role: 'restricted', grants: [{ section: 'account', access: 'READ' }, { section: 'website', access: 'READ' }] });
+    const page = await a.newPage();
+    await signInPage(a, page, frank, `/sign-in?redirect=/w/${alice.websiteId}`);
+    const nav = page.getByRole('navigation', { name: 'Areas' });
+    await nav.getByRole('link', { name: 'Posts' }).waitFor();
+    expect(await nav.getByRole('link', { name: 'Pages' }).count()).toBe(1);
+    expect(await nav.getByRole('link', { name: 'Members' }).count()).toBe(1);
+    for (const name of ['Agents', 'Instructions', 'Runs', 'Connections']) expect(await nav.getByRole('link', { name }).count(), name).toBe(0);
+    await a.expectAccessible(page, 'website home of a restricted member');
+
+    // Alice, an administrator, is offered the AI area too.
+    const own = await a.newPage();
+    await signInPage(a, own, alice, `/sign-in?redirect=/w/${alice.websiteId}`);
+    await own.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Agents' }).waitFor();
   });
 });
