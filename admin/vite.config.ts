@@ -12,6 +12,8 @@ export default defineConfig({
     // Hashed file names under /assets/: the server caches them for a year (src/admin-app/).
     assetsDir: 'assets',
     reportCompressedSize: true,
+    // dist/.vite/manifest.json: which chunks each screen loads (the first screen's size in docs/performance.md).
+    manifest: true,
     chunkSizeWarningLimit: 600,
   },
   server: {
