@@ -224,6 +224,41 @@ describe.each(JOURNEYS)('the generated screens of $collection ($area)', (j) => {
   });
 });
 
+describe('custom methods and singletons', () => {
+  it('runs a custom method on a resource with If-Match (publishes a blog post)', { timeout: 90_000 }, async () => {
+    const post = expectStatus(await a.t.request('POST', `${API}/websites/${alice.websiteId}/blog_posts`, { token: alice.token, body: { title: 'Rye day' } }), 201);
+    await page.goto(`${a.origin}/w/${alice.websiteId}/r/blog_posts/${post.id}`);
+    await page.getByRole('heading', { level: 1, name: 'Rye day' }).waitFor();
+    await page.getByRole('link', { name: 'Publish', exact: true }).click();
+    await page.getByRole('button', { name: 'Publish' }).waitFor();
+    await a.expectAccessible(page, 'blog_posts :publish');
+    await page.getByRole('button', { name: 'Publish' }).click();
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
+    expect(expectStatus(await a.t.request('GET', `${API}/websites/${alice.websiteId}/blog_posts/${post.id}`, { token: alice.token }), 200).state).toBe('PUBLISHED');
+  });
+
+  it('shows the progress of a custom method answering an Operation (Settings: reindex search)', { timeout: 90_000 }, async () => {
+    await page.goto(`${a.origin}/w/${alice.websiteId}/r/search_index`);
+    await page.getByRole('heading', { level: 1, name: 'Search index' }).waitFor();
+    await a.expectAccessible(page, 'search_index');
+    await page.getByRole('link', { name: 'Reindex', exact: true }).click();
+    await page.getByRole('button', { name: 'Reindex' }).click();
+    await page.getByRole('status').filter({ hasText: /done\.$/ }).waitFor();
+    await a.expectAccessible(page, 'search_index :reindex progress');
+  });
+
+  it('shows a singleton as its form and runs its custom method (Analytics: dashboard)', { timeout: 90_000 }, async () => {
+    await page.goto(`${a.origin}/w/${alice.websiteId}/r/dashboard`);
+    await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    await page.getByRole('button', { name: 'Save' }).waitFor();
+    await a.expectAccessible(page, 'dashboard');
+    await page.getByRole('link', { name: 'Reset', exact: true }).click();
+    await page.getByRole('button', { name: 'Reset' }).click();
+    await page.getByRole('status').filter({ hasText: 'Done.' }).waitFor();
+    await a.expectAccessible(page, 'dashboard :reset');
+  });
+});
+
 describe('a member with a read-only role', () => {
   // Waits on the foundation's useRights (admin/src/lib/rights.ts), which still answers "everything";
   // the generated screens already hide every write whose endpoint's section the member cannot WRITE.
