@@ -1,8 +1,10 @@
 /**
- * In-process rate limiting by key (a client address, an email address, a user id, ...): used for the
- * sign-up surface (SIGNUP_RATE_LIMIT requests per minute per address), for failed sign-in attempts,
- * for the tenant surface (TENANT_RATE_LIMIT per user, with RateLimit header fields), and for the
- * cold media transforms one address may cause (MEDIA_COLD_TRANSFORMS_PER_MINUTE).
+ * In-process rate limiting by key (a client address, an email address, a user id, ...). Security
+ * limits (sign-up, password guesses, reset and invitation mails, the tenant surface, cold media
+ * transforms) reach it through src/platform/limits/, which uses it as is on SQLite (one process) and
+ * keeps the same records, computed by the same arithmetic (`limitArithmetic`), in the database on
+ * PostgreSQL, so every process shares one budget. Per-process load shedding (analytics ingest) uses
+ * it directly.
  *
  * Two algorithms behind one interface:
  *
