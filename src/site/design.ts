@@ -2,6 +2,7 @@ import { readSiteImages } from '../media/media.site.js';
 import { readSiteTheme } from '../theme/theme.site.js';
 import { DEFAULT_VARIABLES } from '../theme/theme-variables.js';
 import type { SiteContribution, SitePageMeta, SiteView } from './contribution.js';
+import { DESIGN_CSS, DESIGN_CSS_VERSION } from './design.css.js';
 
 /** Browsers keep the icon a day; a changed favicon shows on the next day's visit at the latest. */
 const ICON_MAX_AGE_S = 86_400;
@@ -24,12 +25,20 @@ export function generatedIconSvg(name: string, background: string, foreground: s
 }
 
 /**
- * The design's own routes: `/favicon.ico` (what browsers and crawlers ask for without reading the
+ * The design's own routes: `/_site/design.css` (the stylesheet), `/favicon.ico` (what browsers and crawlers ask for without reading the
  * page) redirects to the theme's favicon as a 48 px PNG, or to `/favicon.svg`, the generated icon.
  */
 export function designContribution(): SiteContribution {
   return {
     routes(site, deps) {
+      // The design's stylesheet: immutable under its version; another `v` (an old page) gets the current one briefly.
+      site.get('/_site/design.css', async (request, reply) => {
+        const current = (request.query as { v?: string }).v === DESIGN_CSS_VERSION;
+        return reply
+          .type('text/css; charset=utf-8')
+          .header('cache-control', current ? 'public, max-age=31536000, immutable' : 'public, max-age=300')
+          .send(DESIGN_CSS);
+      });
       site.get('/favicon.ico', async (request, reply) => {
         const ctx = deps.siteOf(request);
         const theme = await readSiteTheme(deps.database, ctx.website.id, ctx.website.accountId);

@@ -7,11 +7,11 @@
  * (the meta of the answer: title, description, canonical URL, robots, alternates), `chrome`
  * (theme, menus, footer; see chrome.ts), `visitor` (signed-in customer or nil).
  */
-import { DESIGN_CSS } from './design.css.js';
+import { DESIGN_CSS, DESIGN_CSS_PATH } from './design.css.js';
 
 /**
- * The layout's styles: the theme's variables (`chrome.css`, per website) then the default design
- * built on them (design.css.ts), inlined so nothing blocks the first paint.
+ * The layout's styles: the default design (design.css.ts, one cached file for every website) and
+ * the theme's variables it is built on (`chrome.css`, per website, inline).
  */
 export const CORE_TEMPLATES: Record<string, string> = {
   layout: `<!doctype html>
@@ -38,7 +38,8 @@ export const CORE_TEMPLATES: Record<string, string> = {
 <link rel="icon" href="{{ chrome.favicon_url }}" type="{{ chrome.favicon_type }}">
 {% if chrome.touch_icon_url %}<link rel="apple-touch-icon" href="{{ chrome.touch_icon_url }}">
 {% endif %}
-<style>{{ chrome.css | raw }}${DESIGN_CSS}</style>
+<link rel="stylesheet" href="${DESIGN_CSS_PATH}">
+<style>{{ chrome.css | raw }}</style>
 {% for script in site.scripts %}<script src="{{ script.src }}" defer{% for d in script.data %} data-{{ d.name }}="{{ d.value }}"{% endfor %}></script>
 {% endfor %}{% for item in page.json_ld %}<script type="application/ld+json">{{ item | json_ld | raw }}</script>
 {% endfor %}{% block head %}{% endblock %}

@@ -16,6 +16,14 @@ let s: BlogSite;
 const ids: Record<string, any> = {};
 
 const styleOf = (html: string) => /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+/** The design's stylesheet a page links to. */
+const designCssOf = async (html: string) => {
+  const href = /<link rel="stylesheet" href="([^"]+)">/.exec(html)?.[1];
+  expect(href, 'stylesheet link').toBeTruthy();
+  const res = await s.get(href!.replace(/&amp;/g, '&'));
+  expect(res.statusCode).toBe(200);
+  return res.body;
+};
 const jsonLdOf = (html: string) => [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]));
 const imgTags = (html: string) => [...html.matchAll(/<img [^>]*>/g)].map((m) => m[0]);
 const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
@@ -60,7 +68,7 @@ describe('the theme drives the design', () => {
   });
 
   it('every documented theme variable is used by the CSS visitors get', async () => {
-    const css = styleOf((await s.get('/')).body);
+    const css = await designCssOf((await s.get('/')).body);
     for (const v of THEME_VARIABLES) expect(css, v.name).toContain(`var(${v.name})`);
   });
 
@@ -73,14 +81,14 @@ describe('the theme drives the design', () => {
     expect(after).toContain('--font-heading:Charter, serif');
     expect(after).toContain('--x-brand:rebeccapurple');
     // The design reads the variable (buttons, the header's rule, …), so the change is what visitors see.
-    expect(after).toContain('--c-primary:var(--color-primary)');
+    expect(await designCssOf((await s.get('/')).body)).toContain('--c-primary:var(--color-primary)');
     await patchTheme({ variables: {} });
     await s.until('/', 200, (b) => b.includes('--color-primary:#1f6feb'));
   });
 
   it('dark scheme rules are present: prefers-color-scheme maps the dark palette, theme-color per scheme', async () => {
     const html = (await s.get('/')).body;
-    const css = styleOf(html);
+    const css = await designCssOf(html);
     const dark = /@media \(prefers-color-scheme:dark\)\{:root\{([^}]*)\}\}/.exec(css);
     expect(dark, 'dark scheme block').not.toBeNull();
     for (const name of ['--color-background-dark', '--color-text-dark', '--color-link-dark', '--color-primary-dark']) expect(dark![1]).toContain(`var(${name})`);
@@ -90,16 +98,24 @@ describe('the theme drives the design', () => {
   });
 
   it('print styles drop the navigation and print link targets', async () => {
-    const css = styleOf((await s.get('/blog/how-we-bake')).body);
+    const css = await designCssOf((await s.get('/blog/how-we-bake')).body);
     expect(css).toMatch(/@media print\{[^]*\.site-nav[^]*display:none/);
     expect(css).toContain('attr(href)');
   });
 
-  it('no render-blocking script and one inlined stylesheet: every script is deferred or a JSON-LD data block', async () => {
+  it('no render-blocking script; the CSS is one small file cached for a year under its version, the theme inline', async () => {
     const html = (await s.get('/')).body;
     for (const tag of html.match(/<script[^>]*>/g) ?? []) expect(tag).toMatch(/ defer|type="application\/ld\+json"/);
-    expect(html).not.toMatch(/<link[^>]+rel="stylesheet"/);
+    const links = html.match(/<link rel="stylesheet" href="[^"]+">/g) ?? [];
+    expect(links).toEqual([expect.stringMatching(/^<link rel="stylesheet" href="\/_site\/design\.css\?v=[A-Za-z0-9_-]+">$/)]);
     expect(html.match(/<style>/g)).toHaveLength(1);
+    const href = /href="(\/_site\/design\.css[^"]+)"/.exec(links[0] ?? '')![1];
+    const css = await s.get(href, { 'accept-encoding': 'br' });
+    expect(css.headers['content-type']).toBe('text/css; charset=utf-8');
+    expect(css.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(css.headers['content-encoding']).toBe('br');
+    expect(css.rawPayload.length).toBeLessThan(8 * 1024);
+    expect((await s.get('/_site/design.css?v=old')).headers['cache-control']).toBe('public, max-age=300');
   });
 
   it('the maintenance page wears the theme', async () => {
