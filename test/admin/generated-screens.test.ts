@@ -260,11 +260,13 @@ describe('custom methods and singletons', () => {
 });
 
 describe('a member with a read-only role', () => {
-  // Waits on the foundation's useRights (admin/src/lib/rights.ts), which still answers "everything";
-  // the generated screens already hide every write whose endpoint's section the member cannot WRITE.
-  it.skip('sees no write controls, and the API still refuses a forced write', { timeout: 90_000 }, async () => {
+  // The screens read the member's grants (`members:my_access`, lib/rights.ts) and hide every write
+  // whose endpoint's section (its `Requires WRITE on section …`) the member cannot WRITE.
+  it('sees no write controls, and the API still refuses a forced write', { timeout: 90_000 }, async () => {
+    expectStatus(await a.t.request('POST', `${API}/websites/${alice.websiteId}/blog_tags`, { token: alice.token, body: { display_name: 'Seen by Bob' } }), 201);
     const bob = await a.t.signUp({ email: 'bob@example.com', website_name: 'Bob Builds' });
-    await addMember(a.t, bob, alice.accountId, { role: 'restricted', grants: [{ section: 'website.blog', access: 'READ' }], websiteIds: [alice.websiteId] });
+    // Reads everything in Alice's account, writes nothing.
+    await addMember(a.t, bob, alice.accountId, { role: 'restricted', grants: [{ section: 'account', access: 'READ' }, { section: 'website', access: 'READ' }] });
     const bobPage = await a.newPage();
     await signInPage(a, bobPage, bob);
     await bobPage.goto(`${a.origin}/w/${alice.websiteId}/r/blog_tags`);
@@ -276,6 +278,10 @@ describe('a member with a read-only role', () => {
     await bobPage.getByRole('heading', { level: 1 }).waitFor();
     expect(await bobPage.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     expect(await bobPage.getByRole('button', { name: 'Delete' }).count()).toBe(0);
+    // A write screen opened by its link is refused in place, and the API refuses the write itself.
+    await bobPage.goto(`${a.origin}/w/${alice.websiteId}/r/blog_tags:create`);
+    await bobPage.getByRole('alert').filter({ hasText: 'Your role does not allow this.' }).waitFor();
+    expect(await bobPage.getByRole('button', { name: 'Create' }).count()).toBe(0);
     const res = await a.t.request('POST', `${API}/websites/${alice.websiteId}/blog_tags`, { token: bob.token, body: { display_name: 'Forced' } });
     expectStatus(res, 403);
   });
