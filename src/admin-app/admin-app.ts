@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
@@ -46,13 +46,17 @@ const CSP = [
 
 export async function registerAdminApp(app: FastifyInstance, opts: { distDir?: string } = {}): Promise<void> {
   const distDir = opts.distDir ?? adminDistDir();
-  let index: { html: Buffer; etag: string } | undefined;
+  let index: { html: Buffer; etag: string; mtimeMs: number } | undefined;
 
+  /** index.html, read again when a new build replaced it (a rebuild while the server runs). */
   async function indexHtml() {
-    if (index) return index;
-    const html = await readFile(join(distDir, 'index.html')).catch(() => undefined);
+    const file = join(distDir, 'index.html');
+    const info = await stat(file).catch(() => undefined);
+    if (!info) return undefined;
+    if (index && index.mtimeMs === info.mtimeMs) return index;
+    const html = await readFile(file).catch(() => undefined);
     if (!html) return undefined;
-    index = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"` };
+    index = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, mtimeMs: info.mtimeMs };
     return index;
   }
 

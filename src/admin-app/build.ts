@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -105,8 +105,12 @@ export async function ensureAdminBuilt(opts: { root?: string; log?: (line: strin
     const require = createRequire(join(adminDir(root), 'package.json'));
     const vite = join(dirname(require.resolve('vite/package.json')), 'bin', 'vite.js');
     log(`building the admin web app (${relative(process.cwd(), adminDir(root)) || '.'}) …`);
+    // Built beside admin/dist, then moved in: a server serving admin/dist meanwhile never sees a
+    // half-written build, and pages loaded from the previous index.html still find their chunks.
+    const staging = join(adminDir(root), `.dist-build-${process.pid}`);
+    await rm(staging, { recursive: true, force: true });
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn'], {
+      const child = spawn(process.execPath, [vite, 'build', '--logLevel', 'warn', '--outDir', staging, '--emptyOutDir'], {
         cwd: adminDir(root),
         stdio: ['ignore', 'pipe', 'pipe'],
         // Whatever the caller runs under (vitest sets NODE_ENV=test): React's production build.
@@ -118,8 +122,35 @@ export async function ensureAdminBuilt(opts: { root?: string; log?: (line: strin
       child.on('error', reject);
       child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`the admin build failed (vite exit ${code}):\n${output}`))));
     });
-    // Written last: a build that stopped half-way is never taken for current.
-    await writeFile(join(adminDistDir(root), HASH_FILE), `${hash}\n`);
+    await writeFile(join(staging, HASH_FILE), `${hash}\n`);
+    await moveIn(staging, adminDistDir(root));
     return { built: true, hash };
   });
+}
+
+/**
+ * Moves a finished build into admin/dist: the hashed assets first (new names, nothing replaced),
+ * then index.html and the rest, each by an atomic rename, the source hash last. Assets of earlier
+ * builds stay an hour (a page loaded before still lazy-loads its chunks), then go.
+ */
+async function moveIn(staging: string, dist: string): Promise<void> {
+  await mkdir(join(dist, 'assets'), { recursive: true });
+  const fresh = new Set<string>();
+  for (const name of await readdir(join(staging, 'assets')).catch(() => [] as string[])) {
+    fresh.add(name);
+    await rename(join(staging, 'assets', name), join(dist, 'assets', name));
+  }
+  for (const entry of await readdir(staging, { withFileTypes: true })) {
+    if (entry.name === 'assets' || entry.name === HASH_FILE) continue;
+    if (entry.isDirectory()) await rm(join(dist, entry.name), { recursive: true, force: true });
+    await rename(join(staging, entry.name), join(dist, entry.name));
+  }
+  await rename(join(staging, HASH_FILE), join(dist, HASH_FILE));
+  await rm(staging, { recursive: true, force: true });
+  const hourAgo = Date.now() - 3_600_000;
+  for (const name of await readdir(join(dist, 'assets'))) {
+    if (fresh.has(name)) continue;
+    const info = await stat(join(dist, 'assets', name)).catch(() => undefined);
+    if (info && info.mtimeMs < hourAgo) await rm(join(dist, 'assets', name), { force: true });
+  }
 }

@@ -70,6 +70,7 @@ describe('sessions in the admin', { timeout: 90_000 }, () => {
     const page = await a.newPage();
     await signInPage(a, page, bob, `/sign-in?redirect=${encodeURIComponent('/websites')}`);
     await page.getByRole('heading', { name: 'Your websites' }).waitFor();
+    await page.locator(`a[href="/w/${bob.websiteId}"]`).waitFor();
     await a.expectAccessible(page, 'websites');
     // Every token of Bob's revoked from elsewhere: the next call of this tab answers 401.
     expectStatus(await a.t.request('POST', `${API}/users:sign_out_everywhere`, { token: await storedToken(page) }), 200);

@@ -166,4 +166,5 @@ export function useApi(): SignedInClient {
 export const lastWebsite = {
   get: (): string | null => window.localStorage.getItem(LAST_WEBSITE_KEY),
   set: (websiteId: string) => window.localStorage.setItem(LAST_WEBSITE_KEY, websiteId),
+  clear: () => window.localStorage.removeItem(LAST_WEBSITE_KEY),
 };

@@ -103,7 +103,7 @@ export function HandoffPage() {
             <div aria-live="polite">
               <Text>{step ? `Now: ${label(step)}` : 'Starting…'}</Text>
             </div>
-            {percent !== undefined ? <Progress value={percent} aria-label="Progress" /> : <Loader aria-label="Working" />}
+            {percent !== undefined ? <Progress value={percent} aria-label="Progress" /> : <Loader role="status" aria-label="Working" />}
             {steps.length > 0 && (
               <List aria-label="Steps">
                 {steps.map((s) => (

@@ -78,7 +78,7 @@ export function SignUpPage() {
 
   return (
     <PublicPage title="Create your website">
-      {captcha.isPending && <Loader aria-label="Loading" />}
+      {captcha.isPending && <Loader role="status" aria-label="Loading" />}
       <ApiErrorAlert error={captcha.error} />
       {captcha.data && step === 'email' && (
         <form onSubmit={checkEmail} noValidate>

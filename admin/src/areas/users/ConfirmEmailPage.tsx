@@ -27,7 +27,7 @@ export function ConfirmEmailPage() {
     <PublicPage title="Confirm your address">
       <Stack>
         {!token && <Alert color="red" title="This link is incomplete">Open the link from the mail again.</Alert>}
-        {token && !state.done && !state.error && <Loader aria-label="Confirming" />}
+        {token && !state.done && !state.error && <Loader role="status" aria-label="Confirming" />}
         {state.done && (
           <Alert color="green" title="Address confirmed">
             You sign in with your new address from now on.

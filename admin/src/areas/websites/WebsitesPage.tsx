@@ -16,7 +16,7 @@ export function WebsitesPage() {
         Your websites
       </Title>
       <ApiErrorAlert error={error} />
-      {isPending && <Loader aria-label="Loading websites" />}
+      {isPending && <Loader role="status" aria-label="Loading websites" />}
       {data && data.length === 0 && <Text>You are not a member of any website yet.</Text>}
       {data && data.length > 0 && (
         <Table striped>

@@ -23,7 +23,9 @@ export function WebsiteShell() {
     if (entry) lastWebsite.set(websiteId);
   }, [entry, websiteId]);
   if (websites.data && !entry) {
-    // Not a website of this person's (or no longer): the same answer as the API's NOT_FOUND.
+    // Not a website of this person's (or no longer): the same answer as the API's NOT_FOUND, and
+    // `/` stops sending them here.
+    if (lastWebsite.get() === websiteId) lastWebsite.clear();
     return (
       <Shell>
         <NotFoundContent />
