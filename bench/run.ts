@@ -28,6 +28,7 @@ import pg from 'pg';
 import { findPostgresBinaries, startThrowawayPostgres, type RunningPostgres } from '../test/support/postgres-server.js';
 import { createDatabase, databaseUrl, dropDatabase } from '../test/support/postgres-admin.js';
 import { apiClient, createAccount, signUp, TENANT, type Api } from './api.js';
+import { perRequestUs, postgresBackends, sampleCpu } from './cpu.js';
 import { drain, hammer, type LoadResult } from './load.js';
 import { countLabel, markdownNotes, markdownTable, textTable, verdictOf, type CaseRow, type DialectReport, type Target } from './report.js';
 import { countProjects, midCreateTime, seedPostgres, seedSqlite, type SeedSpec } from './seed.js';
@@ -294,7 +295,12 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
         times.sort((a, b) => a - b);
         row.notes.push(`one request at a time: median ${fmtMs(times[Math.floor((times.length - 1) / 2)])} ms, max ${fmtMs(times[times.length - 1])} ms (${times.length} sequential requests before the run)`);
         log(`${dialect}: ${label} …`);
+        // CPU per response of the server (and its PostgreSQL backends) and of this load generator, from /proc.
+        const backends = dbUrl ? await postgresBackends(dbUrl).catch(() => []) : [];
+        const cpu0 = await sampleCpu(s.pid, backends);
         row.result = await hammer({ url, token: opts.auth === false ? undefined : (opts.token ?? token), connections: row.connections, durationS: opts.durationS ?? DURATION_S });
+        const cpu = perRequestUs(cpu0, await sampleCpu(s.pid, backends), row.result.requests);
+        row.notes.push(`CPU per request: server ${cpu.server.toFixed(0)} µs${dbUrl ? ` + PostgreSQL backends ${cpu.backends.toFixed(0)} µs` : ''}; load generator ${cpu.client.toFixed(0)} µs`);
         summarise(row.result);
       } catch (error) {
         row.error = (error as Error).message;
@@ -392,7 +398,7 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
         const suiteApi = apiClient(base);
         suiteApi.token = token;
         const ctx: SuiteContext = {
-          dialect, base, token, user, api: suiteApi, report, measure, log, dataDir, sqliteFile, databaseUrl: dbUrl,
+          dialect, base, token, user, api: suiteApi, report, measure, log, dataDir, sqliteFile, databaseUrl: dbUrl, serverPid: () => s.pid,
           quick: QUICK, durationS: DURATION_S, connections: CONNECTIONS,
           // After seeding: a fresh server process plans with the new statistics (as in step 3).
           restart: async () => {

@@ -19,6 +19,7 @@ import { editorialSuite } from './editorial.js';
 import { searchSuite } from './search.js';
 import { analyticsIngestSuite } from './analytics-ingest.js';
 import { analyticsQuerySuite } from './analytics-query.js';
+import { costSuite } from './cost.js';
 import { limitsSuite } from './limits.js';
 
 export interface MeasureOptions {
@@ -59,6 +60,8 @@ export interface SuiteContext {
    * the new planner statistics); `base` and `api` point at the new process afterwards.
    */
   restart(): Promise<void>;
+  /** Process id of the running server (for /proc readings: bench/cpu.ts). */
+  serverPid(): number;
 }
 
 export interface BenchSuite {
@@ -70,8 +73,9 @@ export interface BenchSuite {
   run(ctx: SuiteContext): Promise<void>;
 }
 
+// Cost first: it restarts the server and measures idle memory before other suites seed.
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [costSuite, customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

@@ -3,6 +3,7 @@ import { buildApp } from './app.js';
 import { loadConfig } from './config.js';
 import { openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
+import { releaseStartupMemory, releaseWhenIdle } from './platform/memory.js';
 
 /** `npm start`: migrate, serve every surface on one port, run background work in-process unless WORKER=off. */
 async function main(): Promise<void> {
@@ -29,6 +30,8 @@ async function main(): Promise<void> {
   }
   const worker = config.worker === 'inline' ? operations.startWorker() : undefined;
   const mailWorker = config.worker === 'inline' ? mail.startWorker() : undefined;
+  releaseStartupMemory();
+  releaseWhenIdle(app.server);
   console.log(`listening on ${address}`);
 
   let stopping = false;

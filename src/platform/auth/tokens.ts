@@ -12,6 +12,7 @@ const VERIFIED_TOKEN_TTL_MS = 30_000;
 // Tokens are ~250 bytes: the byte bound, not the count, limits the verified-token cache.
 const VERIFIED_TOKEN_CACHE = { max: 50_000, maxBytes: 8 * 2 ** 20 };
 const SESSION_CACHE = { max: 100_000, maxBytes: 8 * 2 ** 20 };
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export interface TokenService {
   /**
@@ -99,6 +100,8 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
     if (!authorization) throw new Unauthenticated('missing Authorization: Bearer token');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw new Unauthenticated('Authorization header must be "Bearer <token>"');
+    // Not three base64url parts: refused without jose, whose failures cost more than a served Get.
+    if (!JWT_SHAPE.test(match[1])) throw new Unauthenticated('token is malformed or not signed by this platform');
     return verify(match[1], now);
   }
 
