@@ -224,6 +224,23 @@ describe.each(JOURNEYS)('the generated screens of $collection ($area)', (j) => {
   });
 });
 
+describe('live validation', () => {
+  it('checks a value with validate_only as it is typed and shows the verdict on its field', { timeout: 90_000 }, async () => {
+    expectStatus(await a.t.request('POST', `${API}/websites/${alice.websiteId}/cms_blocks`, { token: alice.token, body: { identifier: 'taken-id', title: 'Taken' } }), 201);
+    const before = expectStatus(await a.t.request('GET', `${API}/websites/${alice.websiteId}/cms_blocks`, { token: alice.token }), 200).total_size;
+    await page.goto(`${a.origin}/w/${alice.websiteId}/r/cms_blocks:create`);
+    await page.getByRole('textbox', { name: 'Title' }).fill('Another');
+    const identifier = page.getByRole('textbox', { name: 'Identifier' });
+    await identifier.fill('taken-id');
+    // No submit: the server's verdict on the taken identifier arrives on the field by itself.
+    await expect.poll(() => identifier.getAttribute('aria-invalid'), { timeout: 15_000 }).toBe('true');
+    await a.expectAccessible(page, 'cms_blocks create, live violation');
+    expect(expectStatus(await a.t.request('GET', `${API}/websites/${alice.websiteId}/cms_blocks`, { token: alice.token }), 200).total_size).toBe(before);
+    await identifier.fill('free-id');
+    await expect.poll(() => identifier.getAttribute('aria-invalid'), { timeout: 15_000 }).not.toBe('true');
+  });
+});
+
 describe('custom methods and singletons', () => {
   it('runs a custom method on a resource with If-Match (publishes a blog post)', { timeout: 90_000 }, async () => {
     const post = expectStatus(await a.t.request('POST', `${API}/websites/${alice.websiteId}/blog_posts`, { token: alice.token, body: { title: 'Rye day' } }), 201);
