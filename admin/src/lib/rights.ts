@@ -7,10 +7,9 @@ import { useQuery } from '@tanstack/react-query';
 import { data } from '@siteplatform/sdk';
 import { useApi } from './session';
 
-export interface Grant {
-  section: string;
-  access: 'READ' | 'WRITE';
-}
+import { holds, type Grant } from './grants';
+
+export { holds, type Grant };
 
 export interface Rights {
   administrator: boolean;
@@ -19,10 +18,6 @@ export interface Rights {
   canWrite(section: string): boolean;
 }
 
-/** Whether `grants` cover `section` at `access` (a grant covers its section and those beneath; WRITE implies READ). */
-export function holds(grants: readonly Grant[], section: string, access: 'READ' | 'WRITE'): boolean {
-  return grants.some((g) => (section === g.section || section.startsWith(`${g.section}.`)) && (g.access === 'WRITE' || access === 'READ'));
-}
 
 export const myAccessKey = (accountId: string) => ['my-access', accountId] as const;
 
