@@ -6,8 +6,8 @@
  * Starts the platform (`node dist/src/main.js`, fresh DATA_DIR, SQLite) on a loopback port, signs
  * up two websites — one left as provisioned, one seeded with pages, posts, images, menus and a
  * footer — then
- *   - prints the page weight of each page (HTML + CSS + JS as sent with `Accept-Encoding: br`,
- *     before images: the CSS is inlined, the only JS the deferred analytics script);
+ *   - prints the page weight of each page (HTML + CSS + JS brotli-compressed as the server sends
+ *     them, before images: the design's one stylesheet, the only JS the deferred analytics script);
  *   - `--screenshots`: photographs both websites at desktop (1280×800) and phone (390×844) widths
  *     into docs/screenshots/ (Debian's Chromium through playwright-core, CHROMIUM_PATH);
  *   - `--lighthouse`: runs Lighthouse (mobile, its default configuration) over home, a page, a post
@@ -173,12 +173,15 @@ async function until(origin: string, path: string, check: (body: string) => bool
   }
 }
 
-/** HTML + inline CSS + first-party JS of a page, as sent brotli-compressed. */
-async function pageWeight(origin: string, path: string): Promise<{ html: number; js: number; raw: number }> {
+/** HTML, linked CSS and first-party JS of a page, as sent brotli-compressed (images not counted). */
+async function pageWeight(origin: string, path: string): Promise<{ html: number; css: number; js: number; raw: number }> {
   const html = (await get(`${origin}${path}`)).body;
+  const br = async (href: string) => brotliCompressSync(Buffer.from((await get(new URL(href.replace(/&amp;/g, '&'), origin).href)).body)).length;
   let js = 0;
-  for (const m of html.matchAll(/<script src="([^"]+)"/g)) js += brotliCompressSync(Buffer.from((await get(new URL(m[1], origin).href)).body)).length;
-  return { html: brotliCompressSync(Buffer.from(html)).length, js, raw: Buffer.byteLength(html) };
+  let css = 0;
+  for (const m of html.matchAll(/<script src="([^"]+)"/g)) js += await br(m[1]);
+  for (const m of html.matchAll(/<link rel="stylesheet" href="([^"]+)"/g)) css += await br(m[1]);
+  return { html: brotliCompressSync(Buffer.from(html)).length, css, js, raw: Buffer.byteLength(html) };
 }
 
 async function main(): Promise<void> {
@@ -206,7 +209,8 @@ async function main(): Promise<void> {
     console.log(`site: ${origin}`);
     for (const [name, path] of pages) {
       const w = await pageWeight(origin, path);
-      console.log(`weight ${name} (${path}): HTML+CSS ${(w.html / 1024).toFixed(1)} KB br (${(w.raw / 1024).toFixed(1)} KB uncompressed), JS ${(w.js / 1024).toFixed(1)} KB br, total ${((w.html + w.js) / 1024).toFixed(1)} KB`);
+      const kb = (n: number) => (n / 1024).toFixed(1);
+      console.log(`weight ${name} (${path}): HTML ${kb(w.html)} KB br (${kb(w.raw)} KB uncompressed), CSS ${kb(w.css)} KB br, JS ${kb(w.js)} KB br, total ${kb(w.html + w.css + w.js)} KB`);
     }
     // Every image variant a browser will ask for is made once, before anything is timed.
     const { chromium } = await import('playwright-core');
