@@ -170,6 +170,12 @@ describe('screen links', () => {
     expect(resolveScreen(model, ctx, 'blog_posts/p1/views/v1:edit')).toMatchObject({ resource: views, itemId: 'v1', action: 'edit', params: { website_id: 'w1', blog_post_id: 'p1', view_id: 'v1' } });
   });
 
+  it('reads a link whose colon the router percent-encoded', () => {
+    const ctx: Context = { kind: 'website', websiteId: 'w1' };
+    expect(resolveScreen(model, ctx, 'blog_posts%3Acreate')?.action).toBe('create');
+    expect(resolveScreen(model, ctx, 'blog_posts/p1%3apublish')).toMatchObject({ itemId: 'p1', action: 'publish' });
+  });
+
   it('refuses a link to an action the resource does not have', () => {
     const ctx: Context = { kind: 'website', websiteId: 'w1' };
     expect(resolveScreen(model, ctx, 'blog_posts/p1:frobnicate')).toBeUndefined();
