@@ -150,11 +150,13 @@ export async function buildApp(opts: {
     if (closing) reply.header('connection', 'close');
   });
   app.addHook('onClose', async () => invalidation.close());
-  // PostgreSQL: a write answers once this process has received its commit's cache invalidations, which
-  // reach every other process at the same time, so the caller's next request anywhere sees the write.
+  // PostgreSQL: a tenant API write answers once every process has handled its commit's cache
+  // invalidations (cache-invalidation.ts, settle), so the caller's next request anywhere sees it. Only
+  // the tenant API writes what the caches hold; the site's hot POSTs (analytics events) never wait.
   if (database.subscribe) {
     app.addHook('onSend', async (request) => {
-      if (request.method !== 'GET' && request.method !== 'HEAD' && request.method !== 'OPTIONS') await invalidation.settle();
+      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+      if (request.url.startsWith(`${TENANT_PREFIX}/`) && !request.url.startsWith(`${TENANT_PREFIX}/users:authenticate`)) await invalidation.settle();
     });
   }
   const operations = createOperations({ database, logger: app.log });
