@@ -127,4 +127,23 @@ describe('sessions in the admin', { timeout: 90_000 }, () => {
     await signInPage(a, own, alice, `/sign-in?redirect=/w/${alice.websiteId}`);
     await own.getByRole('navigation', { name: 'Areas' }).getByRole('link', { name: 'Agents' }).waitFor();
   });
+
+  it('changes the password on the profile screen, with errors on their fields', async () => {
+    const page = await a.newPage();
+    await signInPage(a, page, alice);
+    await page.getByRole('button', { name: 'Your account' }).click();
+    await page.getByRole('menuitem', { name: 'Profile and security' }).click();
+    await page.getByText(`Signed in as ${alice.email}`).waitFor();
+    await a.expectAccessible(page, 'profile and security');
+    await page.getByRole('textbox', { name: 'Current password' }).fill('not-my-password-1');
+    await page.getByRole('textbox', { name: 'New password' }).fill('another-secret-7');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Is not the current password.').waitFor();
+    await a.expectAccessible(page, 'profile and security, wrong password');
+    await page.getByRole('textbox', { name: 'Current password' }).fill(alice.password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed').waitFor();
+    alice = { ...alice, password: 'another-secret-7' };
+    expectStatus(await a.t.request('POST', `${API}/users:authenticate`, { body: { email: alice.email, password: alice.password } }), 200);
+  });
 });
