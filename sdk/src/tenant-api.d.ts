@@ -1437,7 +1437,7 @@ export interface paths {
         put?: never;
         /**
          * Query visitor metrics
-         * @description Answers metrics of a date range in the website’s time zone (local midnights; a 23- or 25-hour DST day is one day), as totals, a time series (`interval`) or a breakdown by one dimension (`dimensions`), narrowed by `filters` (AND-ed) and optionally compared with another period. Rolled-up time is read from daily roll-ups (whole local days) and hourly roll-ups, recent hours from raw events. `approximate` says whether a visitors count came from merged sketches. Unknown or inconsistent fields are INVALID_ARGUMENT naming the field; FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when filters and a breakdown over different dimensions reach before the raw events kept. Reads only.
+         * @description Answers metrics of a date range in the website’s time zone (local midnights; a 23- or 25-hour DST day is one day), as totals, a time series (`interval`) or a breakdown by one dimension (`dimensions`), narrowed by `filters` (AND-ed) and optionally compared with another period. Rolled-up time is read from daily roll-ups (whole local days) and hourly roll-ups, recent hours from raw events. `approximate` says whether a visitors count came from merged sketches. Unknown or inconsistent fields are INVALID_ARGUMENT naming the field; FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when the answer needs raw events older than those kept: filters and a breakdown over different dimensions, or visit metrics (visits, views_per_visit, bounce_rate, visit_duration) filtered by `page` or `event_name` without a breakdown by it (a visit counts once in any total). Reads only.
          *
          *     Requires READ on section `website.analytics`.
          */
@@ -8792,6 +8792,20 @@ export interface components {
             parent_id?: string | null;
         };
         /**
+         * MyAccessResponse
+         * @description The caller's access to the account.
+         */
+        MyAccessResponse: {
+            /** @description Whether the caller is an administrator of the account. */
+            administrator: boolean;
+            /** @description Effective grants: the role's and the membership's own. */
+            grants: components["schemas"]["Grant"][];
+            /** @description The role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. */
+            role: string;
+            /** @description The websites the membership is limited to; empty: every website of the account. */
+            website_ids: string[];
+        };
+        /**
          * @description An entry of a navigation menu: a label linking to a page of the website (`cms_page_id`, follows the page's `url_key`) or to a `url`. Items form a tree (materialised path, like media folders); `:move` changes the parent and the place among siblings. Deleting an item deletes its sub-items. Default order `path asc` lists the tree depth-first; `filter=parent_id = "x"` with `order_by=sort_order` lists one level in menu order.
          * @example {
          *       "cms_page_id": "0j5r8k2midqvtk941okl",
@@ -10504,20 +10518,6 @@ export interface components {
             etag?: string;
             /** @description IANA time zone of the site (analytics, schedules). */
             time_zone?: string | null;
-        };
-        /**
-         * MyAccessResponse
-         * @description The caller's access to the account.
-         */
-        MyAccessResponse: {
-            /** @description Whether the caller is an administrator of the account. */
-            administrator: boolean;
-            /** @description Effective grants: the role's and the membership's own. */
-            grants: components["schemas"]["Grant"][];
-            /** @description The role resource name: `roles/administrator`, `roles/editor`, `roles/restricted` or `accounts/{account}/account_roles/{id}`. */
-            role: string;
-            /** @description The websites the membership is limited to; empty: every website of the account. */
-            website_ids: string[];
         };
     };
     responses: {

@@ -117,7 +117,7 @@ export function analyticsResource(database: Database): ResourceDecl {
           'Answers metrics of a date range in the website’s time zone (local midnights; a 23- or 25-hour DST day is one day), as totals, a time series (`interval`) or a breakdown by one dimension (`dimensions`), ' +
           'narrowed by `filters` (AND-ed) and optionally compared with another period. Rolled-up time is read from daily roll-ups (whole local days) and hourly roll-ups, recent hours from raw events. ' +
           '`approximate` says whether a visitors count came from merged sketches. Unknown or inconsistent fields are INVALID_ARGUMENT naming the field; ' +
-          'FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when filters and a breakdown over different dimensions reach before the raw events kept. Reads only.',
+          'FAILED_PRECONDITION (`RAW_EVENTS_PURGED`) when the answer needs raw events older than those kept: filters and a breakdown over different dimensions, or visit metrics (visits, views_per_visit, bounce_rate, visit_duration) filtered by `page` or `event_name` without a breakdown by it (a visit counts once in any total). Reads only.',
         body: QUERY_BODY_SCHEMA as unknown as Record<string, unknown>,
         response: QUERY_RESPONSE,
         async handle(ctx, call) {
