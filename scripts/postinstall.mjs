@@ -1,7 +1,9 @@
 // Runs at the end of `npm ci` / `npm install`, on the project's own Node (the pinned `node` package;
-// npm puts node_modules/.bin first on PATH for scripts). A machine whose npm runs on an older Node
-// compiled the native addons for that Node; this rebuilds them against the project's runtime and its
-// headers (shipped in the node package), so nothing has to be downloaded. Plain Node, no dependencies.
+// npm puts node_modules/.bin first on PATH for scripts). It checks that the runtime is the pinned one
+// and that the native addons load on it. better-sqlite3 13 ships N-API binaries that load on any Node
+// with Node-API 10 (22.14+), so the rebuild below is a safety net for a machine without a prebuilt
+// binary: it builds against the project's runtime and the headers shipped in the node package, so
+// nothing has to be downloaded. Plain Node, no dependencies.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,7 +22,7 @@ if (wanted && process.version !== `v${wanted}`) {
   process.exit(1);
 }
 
-/** Addons built by node-gyp against a specific Node ABI (N-API addons like sharp and argon2 need nothing). */
+/** Addons that must load on the project's Node (sharp and argon2 ship N-API binaries per platform package). */
 const abiAddons = ['better-sqlite3'];
 
 for (const name of abiAddons) {
