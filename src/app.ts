@@ -21,7 +21,7 @@ import { registerOperationRoutes } from './operations/operation.routes.js';
 import type { Database } from './platform/db/database.js';
 import { createAccessService, type AccessRoot } from './platform/auth/access.js';
 import { createTokenService } from './platform/auth/tokens.js';
-import { startCacheInvalidation } from './platform/cache-invalidation.js';
+import { startCacheInvalidation, type CacheInvalidation } from './platform/cache-invalidation.js';
 import type { Right } from './platform/auth/rights.js';
 import { createCaptchaVerifier } from './platform/captcha/captcha.js';
 import { createSecretBox } from './platform/crypto.js';
@@ -69,6 +69,8 @@ export interface Platform {
   deps: AreaDeps;
   /** Every route that declares a right, with that right. */
   routeRights: readonly RouteRight[];
+  /** The per-process caches' invalidation (writers settle it before answering; tests reach it here). */
+  invalidation: CacheInvalidation;
 }
 
 /** A route and the right it declares. */
@@ -313,5 +315,5 @@ export async function buildApp(opts: {
   // The admin web app (admin/dist) on the platform host: `/` and its client routes, /assets/.
   await registerAdminApp(app);
 
-  return { app, operations, mail, services, deps, routeRights };
+  return { app, operations, mail, services, deps, routeRights, invalidation };
 }
