@@ -1,9 +1,13 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 // Every test file runs twice: once against SQLite, once against PostgreSQL (see test/support/databases.ts).
 const include = ['test/**/*.test.ts'];
 
 export default defineConfig({
+  // Tests import the SDK from its sources (as the admin does), not from sdk/dist, which a fresh clone
+  // has not built; test/sdk/built-package.test.ts covers the built package.
+  resolve: { alias: [{ find: /^@siteplatform\/sdk$/, replacement: fileURLToPath(new URL('./sdk/src/index.ts', import.meta.url)) }] },
   test: {
     // Child processes rather than worker threads: better-sqlite3 and argon2 are native addons.
     pool: 'forks',
