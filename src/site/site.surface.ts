@@ -13,13 +13,14 @@ import { agentsContribution } from './agents/agents.site.js';
 import { derivedDescription, designContribution, structuredData } from './design.js';
 import { approximateTokens, MARKDOWN_TWINS_SETTING, markdownPathOf, markdownTwin, wantsMarkdown } from './agents/markdown.js';
 import { contentSignal } from './agents/signals.js';
-import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteView } from './contribution.js';
+import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteScript, SiteView } from './contribution.js';
 import type { SiteHosts } from './hosts.js';
 import { registerSiteTags, siteRenderGlobals } from './liquid-tags.js';
 import { readSiteSettings, type SiteSettings } from './settings.js';
 import { sitemapContribution } from './sitemap.js';
 import { CORE_TEMPLATES, errorHtml, maintenanceHtml, UNKNOWN_HOST_HTML } from './templates.js';
 import type { SiteVersions } from './versions.js';
+import { themePreviewContribution, themePreviewScript, wantsThemePreview } from '../theme/theme-preview.site.js';
 
 /** Website setting that opens or closes the whole site (`LIVE`, `MAINTENANCE`, `PASSWORD_PROTECTED`). */
 export const SITE_STATUS_SETTING = 'general.site.status';
@@ -98,7 +99,7 @@ export async function registerSiteSurface(
 ): Promise<SiteDeps> {
   const { deps, hosts, versions } = opts;
   // The core's own contributions after the areas': the sitemap and the agent surface (robots.txt, llms.txt, read API, /mcp, …).
-  const contributions = [...opts.contributions, sitemapContribution(), agentsContribution(), designContribution()];
+  const contributions = [...opts.contributions, sitemapContribution(), agentsContribution(), designContribution(), themePreviewContribution()];
   const { database } = deps;
   const db = database.db;
   const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin);
@@ -160,9 +161,10 @@ export async function registerSiteSurface(
     },
   };
 
+  const adminOrigin = new URL(deps.config.adminBaseUrl).origin;
   // First-party scripts of the contributions, from settings that are website-wide (not view-overridable).
-  const layoutScripts = (settings: SiteSettings) =>
-    contributions.flatMap((c) => c.scripts?.(settings) ?? []).map((s) => ({ src: s.src, data: Object.entries(s.data ?? {}).map(([name, value]) => ({ name, value })) }));
+  const layoutScripts = (settings: SiteSettings, extra: SiteScript[] = []) =>
+    [...contributions.flatMap((c) => c.scripts?.(settings) ?? []), ...extra].map((s) => ({ src: s.src, data: Object.entries(s.data ?? {}).map(([name, value]) => ({ name, value })) }));
 
   const href = (view: SiteView, path: string) => (view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path);
 
@@ -193,7 +195,8 @@ export async function registerSiteSurface(
         language_label: 'Language',
         year: new Date(ctx.now).getUTCFullYear(),
         views: ctx.views.map((v) => ({ id: v.id, locale: v.locale, display_name: v.displayName, home_path: href(v, '/') })),
-        scripts: layoutScripts(settings),
+        // The admin's theme preview frames a page with ?theme_preview=1 (src/theme/theme-preview.site.ts).
+        scripts: layoutScripts(settings, wantsThemePreview(request.query as Record<string, string>) ? [themePreviewScript(adminOrigin)] : []),
       },
       view: { id: view.id, locale: view.locale, display_name: view.displayName, url_prefix: view.urlPrefix },
       page: {
@@ -343,7 +346,7 @@ export async function registerSiteSurface(
     // Only the parameters site pages read make renderings differ; others would only fill the cache.
     // The origin too: renderings hold absolute URLs (canonical, feeds, llms.txt) of the Host asked
     // (custom domain or platform host, scheme, port), which must not reach visitors of another.
-    const cacheKey = `${ctx.website.id}|${ctx.version}|${ctx.origin}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${namedTwin ? 'md' : markdown ? 'accept-md' : 'html'}`;
+    const cacheKey = `${ctx.website.id}|${ctx.version}|${ctx.origin}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${wantsThemePreview(query) ? 'preview' : ''}|${namedTwin ? 'md' : markdown ? 'accept-md' : 'html'}`;
     const hit = pages.get(cacheKey);
     if (hit) return sendAnswer(request, reply, hit, true);
 
