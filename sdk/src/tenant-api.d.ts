@@ -773,15 +773,15 @@ export interface paths {
         };
         /**
          * List projects
-         * @description A group of websites inside an account.
+         * @description A group of websites inside an account. Readable with READ on `account`, or on `website`: a member whose role holds only website sections finds its websites through the projects (a membership limited to some websites still lists only those under `websites`).
          *
-         *     Sortable: create_time, display_name. Filterable: create_time, display_name. Default order: `create_time desc`. Requires READ on section `account`.
+         *     Sortable: create_time, display_name. Filterable: create_time, display_name. Default order: `create_time desc`. Requires READ on section `account` or READ on section `website`.
          */
         get: operations["ListProjects"];
         put?: never;
         /**
          * Create a Project
-         * @description A group of websites inside an account.
+         * @description A group of websites inside an account. Readable with READ on `account`, or on `website`: a member whose role holds only website sections finds its websites through the projects (a membership limited to some websites still lists only those under `websites`).
          *
          *     Requires WRITE on section `account.projects`.
          */
@@ -989,7 +989,7 @@ export interface paths {
         };
         /**
          * Get a Project
-         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account`.
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `account` or READ on section `website`.
          */
         get: operations["GetProject"];
         put?: never;
@@ -9088,7 +9088,7 @@ export interface components {
             type: "PRECONDITION_FAILURE";
         };
         /**
-         * @description A group of websites inside an account.
+         * @description A group of websites inside an account. Readable with READ on `account`, or on `website`: a member whose role holds only website sections finds its websites through the projects (a membership limited to some websites still lists only those under `websites`).
          * @example {
          *       "create_time": "2026-01-15T09:30:00.000Z",
          *       "description": "Description",

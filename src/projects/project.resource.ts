@@ -1,4 +1,4 @@
-import { read, write } from '../platform/auth/rights.js';
+import { either, read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 
@@ -7,7 +7,8 @@ export const projectResource: ResourceDecl = {
   collection: 'projects',
   singular: 'Project',
   table: 'projects',
-  description: 'A group of websites inside an account.',
+  description:
+    'A group of websites inside an account. Readable with READ on `account`, or on `website`: a member whose role holds only website sections finds its websites through the projects (a membership limited to some websites still lists only those under `websites`).',
   collectionPath: 'accounts/{account_id}/projects',
   itemPath: 'projects/{project_id}',
   fields: {
@@ -20,7 +21,9 @@ export const projectResource: ResourceDecl = {
   defaultOrder: 'create_time desc',
   methods: ['list', 'get', 'create', 'update', 'delete'],
   options: { clientId: true, requestId: true, validateOnly: true, force: true },
-  rights: { read: read('account'), write: write('account.projects') },
+  // READ on `website` is enough to read projects: without it a member holding website sections only
+  // (no READ on `account`) could not walk accounts → projects → websites to find its websites.
+  rights: { read: either(read('account'), read('website')), write: write('account.projects') },
   hooks: {
     present(row, resource) {
       resource.parent = `accounts/${row.account_id}`;

@@ -7,7 +7,7 @@
  * are made up, so an allowed call stops at 404/409 instead of changing Alice's data.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUILT_IN_ROLE_GRANTS, holds, type Grant, type Right } from '../../src/platform/auth/rights.js';
+import { BUILT_IN_ROLE_GRANTS, reaches, type Grant, type Right } from '../../src/platform/auth/rights.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
 import { addMember, type MemberTerms } from '../support/access.js';
 import { multipart } from '../support/media.js';
@@ -100,7 +100,7 @@ async function walk(terms: MemberTerms, grants: readonly Grant[]): Promise<{ wro
   for (const route of ordered) {
     const res = await call(route, member.token);
     // `anyMember` routes (section '': `members:leave`) are for every member.
-    const expected = route.right.section === '' || holds(grants, route.right) ? 'allowed' : 'denied';
+    const expected = route.right.section === '' || reaches(grants, route.right) ? 'allowed' : 'denied';
     if (expected === 'denied') {
       denied++;
       if (res.statusCode !== 403) wrong.push(`${route.method} ${route.template} (${route.right.access} ${route.right.section}) → ${res.statusCode}, expected 403`);

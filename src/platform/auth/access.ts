@@ -4,7 +4,7 @@ import type { CacheInvalidation } from '../cache-invalidation.js';
 import type { Database } from '../db/database.js';
 import { NotFound, PermissionDenied } from '../errors.js';
 import type { AccessScope, Caller } from './context.js';
-import { BUILT_IN_ROLE_GRANTS, effectiveGrants, holds, type BuiltInRole, type Grant, type Right } from './rights.js';
+import { BUILT_IN_ROLE_GRANTS, effectiveGrants, reaches, type BuiltInRole, type Grant, type Right } from './rights.js';
 
 /** A globally addressable resource a path can start from (`accounts/{account_id}`, `websites/{website_id}`). */
 export interface AccessRoot {
@@ -100,7 +100,7 @@ export function createAccessService(database: Database, invalidation: CacheInval
       // A membership limited to some websites does not see the others at all.
       if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw new NotFound(what);
       // `anyMember` (section '') asks for the membership only.
-      if (right.section !== '' && !holds(scope.grants, right)) {
+      if (right.section !== '' && !reaches(scope.grants, right)) {
         throw new PermissionDenied(`your role does not hold ${right.access} on section ${right.section}`, 'SECTION_NOT_GRANTED');
       }
       return { ...scope, websiteId: root.isWebsite ? id : undefined };

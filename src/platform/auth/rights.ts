@@ -7,11 +7,14 @@
 import { isSection } from './permissions.js';
 
 export type Access = 'READ' | 'WRITE';
-export interface Right {
+export interface Grant {
   section: string;
   access: Access;
 }
-export type Grant = Right;
+/** What a route needs: `section` at `access`, or any of `alternatives` (`either`). */
+export interface Right extends Grant {
+  alternatives?: readonly Grant[];
+}
 
 /** Built-in roles (SPEC 5.5), present in every account: `roles/{id}`. */
 export type BuiltInRole = 'administrator' | 'editor' | 'restricted';
@@ -43,6 +46,11 @@ export function holds(grants: readonly Grant[], right: Right): boolean {
   return grants.some((g) => covers(g, right));
 }
 
+/** Whether `grants` reach what a route needs: its right or one of its alternatives. */
+export function reaches(grants: readonly Grant[], right: Right): boolean {
+  return holds(grants, right) || (right.alternatives ?? []).some((alternative) => holds(grants, alternative));
+}
+
 /** Whether `held` covers every grant of `wanted` (nobody grants more than they hold). */
 export function holdsAll(held: readonly Grant[], wanted: readonly Grant[]): boolean {
   return wanted.every((w) => holds(held, w));
@@ -70,3 +78,5 @@ export const anyMember: Right = { section: '', access: 'READ' };
 /** Shorthands used in declarations; a section outside the permission tree fails at startup. */
 export const read = (section: string): Right => checked(section, 'READ');
 export const write = (section: string): Right => checked(section, 'WRITE');
+/** A right any one of `rights` satisfies (the first is the one named first in the route's description). */
+export const either = (first: Right, ...others: Right[]): Right => ({ ...first, alternatives: others.map(({ section, access }) => ({ section, access })) });

@@ -115,14 +115,16 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   const errors = (conflict: boolean) => errorResponses({ authenticated: true, roles: !decl.catalogue && !decl.ownedByCaller, notFound: true, conflict });
   const itemParams = paramsSchema(decl.itemPath);
   const collectionParams = templateParams(decl.collectionPath).length ? paramsSchema(decl.collectionPath) : undefined;
-  const rightNote = (r: { section: string; access: string }) =>
+  const rightNote = (r: Right) =>
     decl.catalogue
       ? 'Requires a signed-in user only.'
       : decl.ownedByCaller
         ? 'Only the signed-in user reaches their own `users/{user}` (`users/me` is an alias); any other user id answers 404 NOT_FOUND.'
         : r.section === ''
           ? 'Requires membership in the account only.'
-          : `Requires ${r.access} on section \`${r.section}\`.`;
+          : r.alternatives?.length
+            ? `Requires ${[r, ...r.alternatives].map((g) => `${g.access} on section \`${g.section}\``).join(' or ')}.`
+            : `Requires ${r.access} on section \`${r.section}\`.`;
   const methods = new Set(decl.methods);
 
   if (methods.has('list')) {
@@ -319,7 +321,7 @@ function registerCustomMethod(
     collectionParams: JsonSchema | undefined;
     resource: JsonSchema;
     tags: string[];
-    rightNote: (r: { section: string; access: string }) => string;
+    rightNote: (r: Right) => string;
     errors: (conflict: boolean) => Record<string, Reply>;
     context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext>;
   },
