@@ -36,6 +36,7 @@ import { buildSerializerFactory } from './platform/http/serialization.js';
 import { validatorFactory } from './platform/http/validation.js';
 import { createOperations, type Operations } from './platform/jobs/operations.js';
 import { createMailer, type Mailer } from './platform/mail/mailer.js';
+import { createEvents } from './platform/events/events.js';
 import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
@@ -93,6 +94,8 @@ export async function buildApp(opts: {
   blobs?: BlobStore;
   /** Default: every area of `src/areas.ts` (the test of docs/architecture.md adds the doc's example area). */
   areas?: readonly Area[];
+  /** `false` records no events (bench/events.ts compares write throughput without them); default true. */
+  recordEvents?: boolean;
 }): Promise<Platform> {
   const { config, database } = opts;
   const areas = opts.areas ?? platformAreas;
@@ -161,7 +164,9 @@ export async function buildApp(opts: {
       if (request.url.startsWith(`${TENANT_PREFIX}/`) && !request.url.startsWith(`${TENANT_PREFIX}/users:authenticate`)) await invalidation.settle();
     });
   }
-  const operations = createOperations({ database, logger: app.log });
+  // Every committed write is an event (platform/events/): the engine, Operations and raw writes record them.
+  const events = createEvents({ database, logger: app.log, enabled: opts.recordEvents ?? true });
+  const operations = createOperations({ database, logger: app.log, events });
   const tokens = createTokenService({ secret: config.jwtSecret, lifetimeSeconds: config.tokenLifetimeSeconds, database, invalidation });
   const access = createAccessService(database, invalidation);
   const context = createRouteContextFactory({ tokens, access, roots: ACCESS_ROOTS });
@@ -189,6 +194,7 @@ export async function buildApp(opts: {
       };
     },
     onDeleted: async (table: string, id: string) => access.forgetRoot(table, id),
+    events,
   };
 
   const services: Record<string, ResourceService> = {};
@@ -220,6 +226,7 @@ export async function buildApp(opts: {
     mail,
     users,
     limits,
+    events,
     logger: app.log,
     services,
     areas,
@@ -246,6 +253,7 @@ export async function buildApp(opts: {
   const provisioningSteps = areas.flatMap((area) => area.provisioningSteps?.(deps) ?? []);
   operations.register(PROVISION_WEBSITE, provisioningHandler({ db: database.db, steps: provisioningSteps, websites: () => services.websites }));
   for (const area of areas) area.jobs?.(operations, deps);
+  for (const area of areas) area.events?.(events, deps);
 
   const signup = createSignupService({
     database,

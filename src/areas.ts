@@ -16,6 +16,7 @@ import { editorialArea } from './editorial/editorial.area.js';
 import { analyticsArea } from './analytics/analytics.area.js';
 import { dashboardArea } from './dashboard/dashboard.area.js';
 import { searchArea } from './search/search.area.js';
+import { eventsArea } from './platform/events/events.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of
@@ -39,4 +40,5 @@ export const areas: readonly Area[] = [
   dashboardArea,
   accessArea,
   searchArea,
+  eventsArea,
 ];

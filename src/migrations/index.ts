@@ -24,6 +24,7 @@ import * as limitCounters from './2026-11-27-2000-limit-counters.js';
 import * as limitCountersUnlogged from './2026-11-27-2010-limit-counters-unlogged.js';
 import * as limitCountersAdmitted from './2026-11-27-2020-limit-counters-admitted.js';
 import * as cacheVersions from './2026-11-27-2100-cache-versions.js';
+import * as events from './2026-11-27-2200-events.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-2010-limit-counters-unlogged': limitCountersUnlogged,
   '2026-11-27-2020-limit-counters-admitted': limitCountersAdmitted,
   '2026-11-27-2100-cache-versions': cacheVersions,
+  '2026-11-27-2200-events': events,
 };

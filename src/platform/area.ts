@@ -10,6 +10,7 @@ import type { BlobStore } from './storage/blobs.js';
 import type { SecretBox } from './crypto.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Limits } from './limits/limits.js';
+import type { Events } from './events/events.js';
 import type { UserService } from '../users/user.service.js';
 import type { SiteContribution } from '../site/contribution.js';
 
@@ -29,6 +30,12 @@ export interface AreaDeps {
   users: UserService;
   /** Security limits that hold across processes (in memory on SQLite, shared counters on PostgreSQL). */
   limits: Limits;
+  /**
+   * Events of every committed write (platform/events/events.ts): `record(trx, event, afterCommit)` for
+   * writes outside the engine, `onEvent`/`afterEventCommitted` to subscribe (from `Area.events`),
+   * `catalogue()` of every type.
+   */
+  events: Events;
   logger: FastifyBaseLogger;
   /**
    * Every resource service by collection id. Filled once all areas declared their resources, so
@@ -93,6 +100,12 @@ export interface Area {
   onAccountCreate?(ctx: WriteContext, account: Row, deps: AreaDeps): Promise<void>;
   /** What the area adds to every rendered website (pages inside views, root routes, templates); see src/site/. */
   site?(deps: AreaDeps): SiteContribution;
+  /**
+   * Subscribes to events and declares the event types the area writes outside the engine
+   * (`events.onEvent` runs in the write's transaction, `events.afterEventCommitted` after it commits).
+   * Called once every resource service is built, in area order.
+   */
+  events?(events: Events, deps: AreaDeps): void;
   /** References to other areas' rows this area keeps (see Reference); a function when they need the deps. */
   references?: Reference[] | ((deps: AreaDeps) => Reference[]);
 }

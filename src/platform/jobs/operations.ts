@@ -5,6 +5,8 @@ import { startWorkerLoops, Wakeup } from './worker-loops.js';
 import type { Database } from '../db/database.js';
 import { ApiError, Cancelled, FailedPrecondition, Internal, NotFound, renderError } from '../errors.js';
 import { newId } from '../resource/ids.js';
+import { SYSTEM_ACTOR, type Events } from '../events/events.js';
+import { createLeaseQueue } from './lease.js';
 
 /**
  * Durable background work (SPEC 2.16). An Operation is a row written in the same transaction as
@@ -112,7 +114,10 @@ export interface CompanionWorker {
   start(opts: { pollMs?: number }): { stop(): Promise<void> };
 }
 
-export function createOperations(deps: { database: Database; logger: FastifyBaseLogger; workerId?: string }): Operations {
+/** Event written when an Operation ends (`done` true), with the Operation as `data`. */
+export const OPERATION_DONE = 'operation.done';
+
+export function createOperations(deps: { database: Database; logger: FastifyBaseLogger; workerId?: string; events?: Events }): Operations {
   const { db, dialect } = deps.database;
   const handlers = new Map<string, OperationHandler>();
   const workerId = deps.workerId ?? `${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -155,50 +160,35 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     return row;
   }
 
-  async function claim(now: number): Promise<Record<string, any> | undefined> {
-    const due = dialect.skipLocked(
-      db
-        .selectFrom('operations')
-        .select('id')
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'QUEUED'), eb('run_after', '<=', now)]),
-            eb.and([eb('state', '=', 'RUNNING'), eb('lease_expire_time', '<', now)]),
-          ]),
-        )
-        .orderBy('run_after')
-        .limit(1),
-    );
-    return db
-      .updateTable('operations')
-      .set((eb) => ({
-        state: 'RUNNING',
-        lease_owner: workerId,
-        lease_expire_time: now + LEASE_MS,
-        attempt: eb('attempt', '+', 1),
-        update_time: now,
-      }))
-      .where('id', '=', (eb: any) => eb.selectFrom(due.as('due')).select('due.id'))
-      .returningAll()
-      .executeTakeFirst();
-  }
+  const queue = createLeaseQueue({ database: deps.database, table: 'operations', queued: 'QUEUED', leased: 'RUNNING', leaseMs: LEASE_MS, workerId });
 
   async function finish(row: Record<string, any>, outcome: { response?: unknown; error?: unknown }): Promise<void> {
     const now = Date.now();
-    await db
-      .updateTable('operations')
-      .set({
-        state: 'DONE',
-        response: outcome.error ? null : dialect.json(outcome.response ?? {}),
-        error: outcome.error ? dialect.json(outcome.error) : null,
-        end_time: now,
-        update_time: now,
-        lease_owner: null,
-        lease_expire_time: null,
-      })
-      .where('id', '=', row.id)
-      .where('lease_owner', '=', workerId)
-      .execute();
+    const values = {
+      state: 'DONE',
+      response: outcome.error ? null : dialect.json(outcome.response ?? {}),
+      error: outcome.error ? dialect.json(outcome.error) : null,
+      end_time: now,
+      update_time: now,
+    };
+    const events = deps.events;
+    if (!events?.enabled) {
+      await queue.settle(row.id, values);
+      return;
+    }
+    // `operation.done` is written with the outcome, in its transaction (nothing when the lease was lost).
+    const pending: Array<() => void | Promise<void>> = [];
+    await db.transaction().execute(async (trx) => {
+      const done = await queue.settle(row.id, values, trx);
+      if (!done) return;
+      const resource = toResource(done);
+      await events.record(
+        trx,
+        { type: OPERATION_DONE, accountId: done.account_id, websiteId: done.website_id ?? null, resource: resource.name, collection: 'operations', actor: SYSTEM_ACTOR, data: { ...resource }, previous: null, occurTime: now },
+        (fn) => void pending.push(fn),
+      );
+    });
+    for (const fn of pending) await fn();
   }
 
   async function execute(row: Record<string, any>): Promise<void> {
@@ -208,12 +198,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     let lastBeat = Date.now();
     const heartbeat = async () => {
       lastBeat = Date.now();
-      await db
-        .updateTable('operations')
-        .set({ lease_expire_time: lastBeat + LEASE_MS })
-        .where('id', '=', row.id)
-        .where('lease_owner', '=', workerId)
-        .execute();
+      await queue.heartbeat(row.id, lastBeat);
     };
     const run: OperationRun = {
       id: row.id,
@@ -222,13 +207,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
       payload: dialect.readJson<Record<string, unknown>>(row.payload) ?? {},
       attempt: Number(row.attempt),
       async setStep(step, progressPercent) {
-        const now = Date.now();
-        await db
-          .updateTable('operations')
-          .set({ step, progress_percent: progressPercent ?? null, update_time: now })
-          .where('id', '=', row.id)
-          .where('lease_owner', '=', workerId)
-          .execute();
+        await queue.update(row.id, { step, progress_percent: progressPercent ?? null, update_time: Date.now() });
       },
       deferUntil(time) {
         throw new Deferred(time);
@@ -287,14 +266,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
    * counting the attempt, and tells workers in other processes.
    */
   async function requeue(runAfter: number, id?: string): Promise<number> {
-    let query = db
-      .updateTable('operations')
-      .set((eb) => ({ state: 'QUEUED', run_after: runAfter, lease_owner: null, lease_expire_time: null, attempt: eb('attempt', '-', 1), update_time: Date.now() }))
-      .where('lease_owner', '=', workerId)
-      .where('state', '=', 'RUNNING');
-    if (id) query = query.where('id', '=', id);
-    const result = await query.executeTakeFirst();
-    const count = Number(result.numUpdatedRows ?? 0);
+    const count = await queue.handBack({ id, runAfter, uncount: true });
     if (count > 0 && runAfter <= Date.now()) await dialect.notify(db, WORK_CHANNEL);
     return count;
   }
@@ -312,7 +284,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
   }
 
   async function runOne(): Promise<boolean> {
-    const row = await claim(Date.now());
+    const [row] = await queue.claim(Date.now());
     if (!row) return false;
     await execute(row);
     return true;

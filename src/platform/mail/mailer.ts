@@ -8,6 +8,7 @@ import type { Database } from '../db/database.js';
 import type { SecretBox } from '../crypto.js';
 import { newId } from '../resource/ids.js';
 import { startWorkerLoops, Wakeup } from '../jobs/worker-loops.js';
+import { createLeaseQueue } from '../jobs/lease.js';
 import { checkMailData, renderMail, type MailTemplateId } from './templates.js';
 
 export type { MailTemplateId } from './templates.js';
@@ -112,12 +113,6 @@ function outboxTransport(settings: MailSettings): Transport {
   };
 }
 
-/** Delay before attempt `attempt + 1`: base · 2^(attempt-1), ±20 % jitter, at most an hour. */
-export function retryDelay(baseMs: number, attempt: number): number {
-  const exact = Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exact * (0.8 + Math.random() * 0.4));
-}
-
 /** An SMTP 5xx answer (unknown recipient, refused sender): retrying cannot help. */
 function isPermanent(err: unknown): boolean {
   const code = (err as { responseCode?: number }).responseCode;
@@ -140,36 +135,11 @@ export function createMailer(deps: { database: Database; secrets: SecretBox; log
   const transportNow = () => (transport ??= settings.smtpUrl ? smtpTransport(settings) : outboxTransport(settings));
   const wakeup = new Wakeup();
 
-  async function claim(now: number): Promise<Record<string, any> | undefined> {
-    const due = dialect.skipLocked(
-      db
-        .selectFrom('mail_messages')
-        .select('id')
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'QUEUED'), eb('run_after', '<=', now)]),
-            eb.and([eb('state', '=', 'SENDING'), eb('lease_expire_time', '<', now)]),
-          ]),
-        )
-        .orderBy('run_after')
-        .limit(1),
-    );
-    return db
-      .updateTable('mail_messages')
-      .set((eb) => ({ state: 'SENDING', lease_owner: workerId, lease_expire_time: now + settings.leaseMs, attempt: eb('attempt', '+', 1), update_time: now }))
-      .where('id', '=', (eb: any) => eb.selectFrom(due.as('due')).select('due.id'))
-      .returningAll()
-      .executeTakeFirst();
-  }
+  const queue = createLeaseQueue({ database: deps.database, table: 'mail_messages', queued: 'QUEUED', leased: 'SENDING', leaseMs: settings.leaseMs, workerId });
 
   /** Records the end of this worker's claim; nothing when the lease went to another worker meanwhile. */
   async function settle(id: string, values: Record<string, unknown>): Promise<void> {
-    await db
-      .updateTable('mail_messages')
-      .set({ ...values, lease_owner: null, lease_expire_time: null, update_time: Date.now() })
-      .where('id', '=', id)
-      .where('lease_owner', '=', workerId)
-      .execute();
+    await queue.settle(id, values);
   }
 
   async function deliver(row: Record<string, any>): Promise<void> {
@@ -193,15 +163,14 @@ export function createMailer(deps: { database: Database; secrets: SecretBox; log
         await settle(row.id, { state: 'FAILED', data: null, last_error: error });
         deps.logger.error({ ...log, error }, 'mail failed for good');
       } else {
-        const runAfter = Date.now() + retryDelay(settings.retryBaseMs, attempt);
-        await settle(row.id, { state: 'QUEUED', run_after: runAfter, last_error: error });
+        const runAfter = (await queue.retry(row.id, { attempt, baseMs: settings.retryBaseMs, maxMs: MAX_RETRY_DELAY_MS, values: { last_error: error } })) ?? Date.now();
         deps.logger.warn({ ...log, error, retry_time: new Date(runAfter).toISOString() }, 'mail not sent; retrying later');
       }
     }
   }
 
   async function runOne(): Promise<boolean> {
-    const row = await claim(Date.now());
+    const [row] = await queue.claim(Date.now());
     if (!row) return false;
     await deliver(row);
     return true;

@@ -171,6 +171,34 @@ export interface ResourceDecl {
   virtual?: VirtualSource;
   /** AIP-136 custom methods (`POST {name}:{verb}` / `POST {collection}:{verb}`), routed and documented by the engine. */
   customMethods?: readonly CustomMethodDecl[];
+  /**
+   * Events of the resource's writes (docs/architecture.md, "Events"). By default every Create, Update,
+   * Delete and `mutate` custom method records `{singular}.created|updated|deleted` in its transaction
+   * (`singular` in snake_case: `blog_post.created`); `transitions` add named events for writes that
+   * change a state (`blog_post.published`), whichever path wrote.
+   */
+  events?: ResourceEvents;
+}
+
+/** What a declaration says about its events. */
+export interface ResourceEvents {
+  /** No events for this resource (rows nobody subscribes to: sessions, counters). */
+  off?: boolean;
+  /** Prefix of the event types instead of the snake_case singular. */
+  prefix?: string;
+  transitions?: readonly EventTransitionDecl[];
+}
+
+/**
+ * A named event an area declares: recorded (besides `.created`/`.updated`) by every engine write
+ * for which `when` holds, once per write. `previous` is undefined on a Create, `next` on a Delete;
+ * both are stored rows. The event carries the resource after the write and, as `previous`, before it.
+ */
+export interface EventTransitionDecl {
+  /** Full type, e.g. `blog_post.published`. */
+  type: string;
+  description: string;
+  when(next: Row | undefined, previous: Row | undefined): boolean;
 }
 
 /** What a free-form custom method receives besides the request context. */
@@ -240,6 +268,11 @@ export interface ResourceHooks {
   present?(row: Row, resource: Record<string, unknown>): void;
   /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
   listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
+  /**
+   * Whether the caller may see this row beyond its path (Get answers NOT_FOUND otherwise); the
+   * per-row form of `listVisible` (events of sections the caller cannot read).
+   */
+  readable?(ctx: RequestContext, row: Row): boolean;
   /**
    * Narrow a List to the rows the caller may see beyond its path (a membership limited to some
    * websites lists only those): `column IN values`. Part of the List's count key too.

@@ -13,6 +13,7 @@ import { columnOf, compileMapper, etagCoversComputed, etagOf, toStored } from '.
 import { fillFromParams, templateParams } from './paths.js';
 import { has, isWritable } from './schemas.js';
 import { createVirtualService } from './virtual.js';
+import { actorOf, type Events } from '../events/events.js';
 
 export type Resource = Record<string, unknown>;
 
@@ -142,6 +143,13 @@ export interface EngineDeps {
   onDeleting?(trx: Transaction<any>, table: string, row: Row, now: number): Promise<void | (() => Promise<void>)>;
   /** Called after a delete commits, so caches of addressable roots forget the row. */
   onDeleted?(table: string, id: string): void;
+  /** Where every write records its events (absent: no events, e.g. unit tests of the engine). */
+  events?: Events;
+}
+
+/** `BlogPost` → `blog_post`: the prefix of a resource's event types. */
+export function eventPrefixOf(decl: ResourceDecl): string {
+  return decl.events?.prefix ?? decl.singular.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 
 
@@ -233,6 +241,51 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
 
   const present = compileMapper(decl, dialect);
   const coversComputed = etagCoversComputed(decl);
+
+  // Events: every committed write of a tenant's resource records one (docs/architecture.md, "Events").
+  const events = deps.events && !decl.events?.off && !decl.ownedByCaller && !decl.catalogue ? deps.events : undefined;
+  const eventPrefix = eventPrefixOf(decl);
+  const transitions = decl.events?.transitions ?? [];
+  const websiteScoped = collectionParams.includes('website_id') || (singleton && ownIdParam === 'website_id');
+  if (events) {
+    const scope = websiteScoped ? 'website' : 'account';
+    const declare = (kind: string, description: string) => events.declare({ type: `${eventPrefix}.${kind}`, collection: decl.collection, scope, description });
+    if (decl.methods.includes('create') || (decl.methods.includes('update') && decl.options?.allowMissing)) declare('created', `A ${decl.singular} was created.`);
+    if (decl.methods.includes('update') || decl.customMethods?.some((m) => m.mutate) || decl.customMethods?.some((m) => m.handle && m.access === 'write')) {
+      declare('updated', `A ${decl.singular} was changed (Update or a custom method).`);
+    }
+    if (decl.methods.includes('delete')) declare('deleted', `A ${decl.singular} was deleted; \`data\` is the resource as it was.`);
+    for (const t of transitions) events.declare({ type: t.type, collection: decl.collection, scope, description: t.description });
+  }
+
+  /**
+   * Records the write's events in its transaction: `{prefix}.{kind}` and every declared transition
+   * the write makes. `resource` is the answer after the write (before it, for a delete).
+   */
+  async function emit(
+    ctx: RequestContext,
+    trx: Transaction<any>,
+    pending: Array<() => void | Promise<void>>,
+    kind: 'created' | 'updated' | 'deleted',
+    resource: Resource,
+    next: Row | undefined,
+    previous: Row | undefined,
+  ): Promise<void> {
+    if (!events) return;
+    const row = (next ?? previous)!;
+    const websiteId = websiteScoped ? (collectionParams.includes('website_id') ? row.website_id : row.id) : null;
+    const accountId = decl.table === 'accounts' ? row.id : row.account_id;
+    if (!accountId) return;
+    const base = { accountId, websiteId, resource: String(resource.name), collection: decl.collection, actor: actorOf(ctx), occurTime: ctx.now };
+    const afterCommit = (fn: () => void | Promise<void>) => void pending.push(fn);
+    await events.record(trx, { ...base, type: `${eventPrefix}.${kind}`, data: resource, previous: null }, afterCommit);
+    let before: Resource | undefined;
+    for (const t of transitions) {
+      if (!t.when(next, previous)) continue;
+      before ??= previous && next ? await presentOne(trx, { ...previous }) : undefined;
+      await events.record(trx, { ...base, type: t.type, data: resource, previous: before ?? null }, afterCommit);
+    }
+  }
 
   /** WHERE of one stored row: its id within its parent (ids of website-scoped rows are unique per website only). */
   function byKey<Q extends { where: (...args: any[]) => Q }>(query: Q, row: Row): Q {
@@ -366,6 +419,8 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
     const previous = await load(trx, ctx, params, true);
     await checkIfMatch(trx, opts.ifMatch, previous);
     await hooks.beforeDelete?.(writeContext(ctx, trx, params, pending, {}, []), previous, opts.force ?? false);
+    // The resource as it was, read before anything of it goes.
+    if (events) await emit(ctx, trx, pending, 'deleted', await presentOne(trx, { ...previous }), undefined, previous);
     const afterDelete = await deps.onDeleting?.(trx, decl.table, previous, ctx.now);
     if (afterDelete) pending.push(afterDelete);
     await byKey(trx.deleteFrom(decl.table), previous).execute();
@@ -503,7 +558,9 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         .values({ scope: idempotencyScope, request_id: opts.requestId, result: dialect.json({ id: row.id }), create_time: ctx.now })
         .execute();
     }
-    return presentOne(trx, row);
+    const resource = await presentOne(trx, row);
+    await emit(ctx, trx, pending, 'created', resource, row, undefined);
+    return resource;
   }
 
   async function checkIfMatch(db: Kysely<any>, ifMatch: string | undefined, previous: Row): Promise<void> {
@@ -650,7 +707,9 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         });
         return presentOne(database.db, row);
       }
-      return presentOne(database.db, await load(database.db, ctx, params));
+      const row = await load(database.db, ctx, params);
+      if (hooks.readable && !hooks.readable(ctx, row)) throw new NotFound(`${decl.singular} ${params[ownIdParam]}`);
+      return presentOne(database.db, row);
     },
 
     async create(ctx, params, body, opts = {}) {
@@ -744,7 +803,9 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         await checkUnique(trx, next, previous);
         const persisted = await persist(trx, ctx, next, previous);
         await hooks.afterUpdate?.(wctx, persisted, previous);
-        return { resource: await presentOne(trx, persisted), created: false };
+        const resource = await presentOne(trx, persisted);
+        await emit(ctx, trx, pending, 'updated', resource, persisted, previous);
+        return { resource, created: false };
       };
       if (opts.tx) {
         try {
@@ -762,7 +823,10 @@ export function createResourceService(decl: ResourceDecl, deps: EngineDeps): Res
         await checkIfMatch(trx, opts.ifMatch, previous);
         const next: Row = { ...previous };
         await change(writeContext(ctx, trx, params, pending, opts.input ?? {}, []), next, previous);
-        return presentOne(trx, await persist(trx, ctx, next, previous));
+        const persisted = await persist(trx, ctx, next, previous);
+        const resource = await presentOne(trx, persisted);
+        await emit(ctx, trx, pending, 'updated', resource, persisted, previous);
+        return resource;
       });
     },
 
