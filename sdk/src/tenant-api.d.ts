@@ -2725,7 +2725,7 @@ export interface paths {
          * List customers
          * @description A visitor with an account on one website. `group_ids` are the MANUAL groups chosen plus the DYNAMIC groups whose rule matches; they follow a rule change shortly after it is saved.
          *
-         *     Sortable: create_time, email. Filterable: create_time, display_name, email, is_active, tags. Default order: `create_time desc`. Requires READ on section `website.customers`.
+         *     Sortable: create_time, email. Filterable: create_time, display_name, email, group_ids, is_active, tags. Default order: `create_time desc`. Requires READ on section `website.customers`.
          */
         get: operations["ListCustomers"];
         put?: never;
@@ -6530,7 +6530,7 @@ export interface components {
             email: string;
             /** @description Version of the persisted state; send in `If-Match`. */
             readonly etag: string;
-            /** @description Manual plus matching DYNAMIC groups, ordered by id. */
+            /** @description Manual plus matching DYNAMIC groups, ordered by id. Filter `group_ids:"{group id}"` lists a group's members. */
             readonly group_ids?: string[];
             /** @description Last segment of `name`; unique inside its parent. */
             readonly id: string;

@@ -11,6 +11,7 @@ import {
   membershipsOf,
   recomputeCustomerMemberships,
   tagHas,
+  groupHas,
   writeManualMemberships,
   writeTags,
 } from './customers.repo.js';
@@ -99,9 +100,10 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
       },
       group_ids: {
         type: 'string_list',
-        description: 'Manual plus matching DYNAMIC groups, ordered by id.',
+        description: 'Manual plus matching DYNAMIC groups, ordered by id. Filter `group_ids:"{group id}"` lists a group\'s members.',
         behavior: ['OUTPUT_ONLY'],
         column: false,
+        filterHas: groupHas(dialect),
       },
       is_active: { type: 'boolean', description: 'Whether the customer may sign in; off keeps the account but stops sessions from being renewed.', default: true },
       attributes: {
@@ -123,7 +125,7 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
         },
       },
     },
-    filterable: ['create_time', 'display_name', 'email', 'is_active', 'tags'],
+    filterable: ['create_time', 'display_name', 'email', 'group_ids', 'is_active', 'tags'],
     sortable: ['create_time', 'email'],
     defaultOrder: 'create_time desc',
     methods: ['list', 'get', 'create', 'update', 'delete'],

@@ -26,6 +26,21 @@ export function tagHas(dialect: SqlDialect): (value: string, scope: FilterScope,
   };
 }
 
+/**
+ * `group_ids:"g"` answered from the membership side table (MANUAL members as chosen, DYNAMIC ones as
+ * computed), scoped to the website, as the dialect's semi-join like `tags`; its primary key leads
+ * with the group, so a group's rows can drive a page.
+ */
+export function groupHas(dialect: SqlDialect): (value: string, scope: FilterScope, plan?: SemiJoinPlan) => RawBuilder<boolean> {
+  return (value, scope, plan) => {
+    const member = sql<boolean>`${sql.ref('customer_group_members.website_id')} = ${scope.website_id} and ${sql.ref('customer_group_members.group_id')} = ${value}`;
+    if (scope.customer_id) {
+      return sql<boolean>`exists (select 1 from ${sql.table('customer_group_members')} where ${member} and ${sql.ref('customer_group_members.customer_id')} = ${sql.ref('customers.id')})`;
+    }
+    return dialect.semiJoin('customers.id', { table: 'customer_group_members', column: 'customer_id', where: member, tenant: 'website_id' }, plan);
+  };
+}
+
 /** The customer fields a DYNAMIC rule may use (SPEC 2.14), compiled like the customers List filter. */
 export function ruleFields(dialect: SqlDialect): Record<string, FilterField> {
   return {
