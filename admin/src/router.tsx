@@ -21,6 +21,11 @@ import {
   accountHomeRoute,
 } from './routes';
 import { accountResourceRoutes, websiteResourceRoutes } from './resource-routes';
+import { pagesRoutes } from './areas/pages/routes';
+import { aiRoutes } from './areas/ai/routes';
+import { billingRoutes } from './areas/billing/routes';
+import { analyticsRoutes } from './areas/analytics/routes';
+import { searchRoutes } from './areas/search/routes';
 
 export { queryClient };
 
@@ -36,8 +41,8 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...websiteResourceRoutes]),
-    accountRoute.addChildren([accountHomeRoute, ...accountResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...pagesRoutes, ...analyticsRoutes, ...searchRoutes, ...websiteResourceRoutes]),
+    accountRoute.addChildren([accountHomeRoute, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
   ]),
 ]);
 
