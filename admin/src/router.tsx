@@ -21,7 +21,6 @@ import {
   accountHomeRoute,
 } from './routes';
 import { accountResourceRoutes, websiteResourceRoutes } from './resource-routes';
-import { pagesRoutes } from './areas/pages/routes';
 import { aiRoutes } from './areas/ai/routes';
 import { billingRoutes } from './areas/billing/routes';
 import { analyticsRoutes } from './areas/analytics/routes';
@@ -41,7 +40,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...pagesRoutes, ...analyticsRoutes, ...searchRoutes, ...websiteResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...analyticsRoutes, ...searchRoutes, ...websiteResourceRoutes]),
     accountRoute.addChildren([accountHomeRoute, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
   ]),
 ]);
