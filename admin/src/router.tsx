@@ -21,6 +21,12 @@ import {
   accountHomeRoute,
 } from './routes';
 import { accountResourceRoutes, websiteResourceRoutes } from './resource-routes';
+import { navigationRoutes } from './areas/navigation/routes';
+import { blogCategoryRoutes } from './areas/blog-categories/routes';
+import { themeRoutes } from './areas/theme/routes';
+import { settingsRoutes } from './areas/settings/routes';
+import { customDomainRoutes } from './areas/custom-domain/routes';
+import { editorialRoutes } from './areas/editorial/routes';
 import { aiRoutes } from './areas/ai/routes';
 import { billingRoutes } from './areas/billing/routes';
 import { analyticsRoutes } from './areas/analytics/routes';
@@ -40,7 +46,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...analyticsRoutes, ...searchRoutes, ...websiteResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...websiteResourceRoutes]),
     accountRoute.addChildren([accountHomeRoute, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
   ]),
 ]);
