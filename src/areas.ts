@@ -16,6 +16,7 @@ import { editorialArea } from './editorial/editorial.area.js';
 import { analyticsArea } from './analytics/analytics.area.js';
 import { dashboardArea } from './dashboard/dashboard.area.js';
 import { searchArea } from './search/search.area.js';
+import { webhooksArea } from './webhooks/webhooks.area.js';
 import { eventsArea } from './platform/events/events.area.js';
 
 /**
@@ -40,5 +41,6 @@ export const areas: readonly Area[] = [
   dashboardArea,
   accessArea,
   searchArea,
+  webhooksArea,
   eventsArea,
 ];

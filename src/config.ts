@@ -83,6 +83,38 @@ export interface Config {
     /** First retry delay of a failed attempt (doubles per attempt, with jitter) when the provider sends no Retry-After. */
     retryBaseMs: number;
   };
+  /** Webhooks (docs/webhooks.md, docs/configuration.md). */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** WEBHOOK_ALLOW_HOSTS: names, addresses or CIDR ranges webhooks may reach although private or loopback (http allowed for them). */
+  allowHosts: string[];
+  /** WEBHOOK_RETRY_SCHEDULE_MS: delay before each retry (±10 % jitter); a delivery still failing after the last one ends FAILED. */
+  retryScheduleMs: number[];
+  /** WEBHOOK_TIMEOUT_MS: one attempt, connect to last byte read. */
+  timeoutMs: number;
+  /** WEBHOOK_LEASE_MS: how long a claimed delivery is reserved for its worker (above the timeout). */
+  leaseMs: number;
+  /** WEBHOOK_DISABLE_AFTER_MS: a webhook whose attempts failed this long without a success is disabled. */
+  disableAfterMs: number;
+  /** WEBHOOK_SECRET_GRACE_MS: how long the previous secret keeps signing after `:rotate_secret`. */
+  secretGraceMs: number;
+  /** WEBHOOK_MAX_IN_FLIGHT: most attempts in flight to one webhook at a time. */
+  maxInFlight: number;
+  /** WEBHOOK_WORKER_CONCURRENCY: delivery loops per worker process. */
+  concurrency: number;
+}
+
+/** 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: retried for about 28 hours. */
+const WEBHOOK_RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
+function millisecondList(env: NodeJS.ProcessEnv, name: string, fallback: number[]): number[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const values = raw.split(',').map((s) => Number(s.trim()));
+  if (values.some((v) => !Number.isSafeInteger(v) || v < 1)) throw new Error(`${name} must be comma-separated positive integers (ms), not ${raw}`);
+  return values;
 }
 
 function positiveInteger(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -237,6 +269,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       },
       startingCreditNanos: dollarsToNanos(env.AI_STARTING_CREDIT ?? '5.00', 'AI_STARTING_CREDIT'),
       retryBaseMs: Number(env.AI_RETRY_BASE_MS ?? 1000),
+    },
+    webhooks: {
+      allowHosts: (env.WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+      retryScheduleMs: millisecondList(env, 'WEBHOOK_RETRY_SCHEDULE_MS', WEBHOOK_RETRY_SCHEDULE_MS),
+      timeoutMs: positiveInteger(env, 'WEBHOOK_TIMEOUT_MS', 10_000),
+      leaseMs: positiveInteger(env, 'WEBHOOK_LEASE_MS', 60_000),
+      disableAfterMs: positiveInteger(env, 'WEBHOOK_DISABLE_AFTER_MS', 3 * 24 * 3600_000),
+      secretGraceMs: positiveInteger(env, 'WEBHOOK_SECRET_GRACE_MS', 24 * 3600_000),
+      maxInFlight: positiveInteger(env, 'WEBHOOK_MAX_IN_FLIGHT', 4),
+      concurrency: positiveInteger(env, 'WEBHOOK_WORKER_CONCURRENCY', 4),
     },
   };
 }

@@ -25,6 +25,7 @@ import * as limitCountersUnlogged from './2026-11-27-2010-limit-counters-unlogge
 import * as limitCountersAdmitted from './2026-11-27-2020-limit-counters-admitted.js';
 import * as cacheVersions from './2026-11-27-2100-cache-versions.js';
 import * as events from './2026-11-27-2200-events.js';
+import * as webhooks from './2026-11-28-0100-webhooks.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-2020-limit-counters-admitted': limitCountersAdmitted,
   '2026-11-27-2100-cache-versions': cacheVersions,
   '2026-11-27-2200-events': events,
+  '2026-11-28-0100-webhooks': webhooks,
 };

@@ -190,6 +190,9 @@ async function seedAlice(): Promise<void> {
   await post(`${site}/editorial_backlog_items`, { topic: 'Probe' });
   await post(`${site}/editorial_backlog_items`, { topic: 'Spare' });
   expectStatus(await t.request('POST', `${site}/editorial_plan:refill`, { token: alice.token, body: {} }), 200);
+  // A webhook and a delivery in its log (`:ping` queues one).
+  const webhook = await post(`${site}/webhooks`, { url: 'https://hooks.example.com/probe', event_types: ['webhook.ping'] });
+  expectStatus(await t.request('POST', `${site}/webhooks/${webhook.id}:ping`, { token: alice.token, body: {} }), 200);
 }
 
 beforeAll(async () => {

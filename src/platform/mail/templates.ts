@@ -12,6 +12,7 @@ export const MAIL_TEMPLATES = {
   email_change_confirm: ['confirm_url', 'new_email', 'expire_time'],
   email_change_notice: ['new_email'],
   password_changed: ['change_time'],
+  webhook_disabled: ['website_name', 'webhook_url', 'reason', 'webhooks_url'],
   /**
    * A website's own email template (src/email-templates/), filled in when it was enqueued: the
    * mailer sends the parts as they are (values were escaped for the HTML part when filled in).
@@ -93,6 +94,12 @@ const builders: { [T in Exclude<MailTemplateId, 'website'>]: (d: Record<(typeof 
     subject: `Your ${PRODUCT} password was changed`,
     paragraphs: [`The password of your account was changed on ${d.change_time}. Other sessions were signed out.`],
     footer: SECURITY,
+  }),
+  webhook_disabled: (d) => ({
+    subject: `A webhook of ${d.website_name} was disabled`,
+    paragraphs: [`The webhook ${d.webhook_url} of ${d.website_name} stopped receiving events: ${d.reason}`, 'Fix the receiver, then enable the webhook again; events written meanwhile were not delivered (each delivery can be sent again with :redeliver).'],
+    action: { label: 'Open the webhooks', url: d.webhooks_url },
+    footer: `You receive this as an administrator of the account. ${PRODUCT}`,
   }),
 };
 

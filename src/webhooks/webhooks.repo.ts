@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { SqlDialect } from '../platform/db/database.js';
+import { newId } from '../platform/resource/ids.js';
+
+/** SQL of the webhooks area the engine does not write; website id first, as every query of the area. */
+
+export const DELIVERY_QUEUED = 'PENDING';
+export const DELIVERY_LEASED = 'DELIVERING';
+/** PostgreSQL NOTIFY channel that wakes delivery workers of other processes at commit. */
+export const WEBHOOK_CHANNEL = 'platform_webhooks';
+
+/** One recorded attempt of a delivery (`attempts[]` on the wire). */
+export interface DeliveryAttempt {
+  /** RFC 3339. */
+  time: string;
+  status_code: number | null;
+  duration_ms: number;
+  /** At most RESPONSE_EXCERPT_BYTES of the answer's body, as text. */
+  response_excerpt: string | null;
+  /** Why the attempt failed without an HTTP answer (refused address, timeout, connection error). */
+  error: string | null;
+}
+
+/** The website's webhooks that take deliveries now (fan-out): few per website, read by the `webhooks_state` index. */
+export async function activeWebhooksOf(trx: Kysely<any>, websiteId: string): Promise<Array<{ id: string; event_types: unknown }>> {
+  return trx.selectFrom('webhooks').select(['id', 'event_types']).where('website_id', '=', websiteId).where('state', '=', 'ACTIVE').execute();
+}
+
+export async function countWebhooks(trx: Kysely<any>, websiteId: string): Promise<number> {
+  const row = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export interface NewDelivery {
+  websiteId: string;
+  webhookId: string;
+  accountId: string;
+  eventId: string;
+  eventType: string;
+  payload: string;
+  redeliveryOf?: string;
+}
+
+/** Queues deliveries, due now (`now` is the delivery clock). Answers the rows written. */
+export async function insertDeliveries(trx: Kysely<any>, dialect: SqlDialect, deliveries: readonly NewDelivery[], now: number): Promise<Record<string, any>[]> {
+  const rows = deliveries.map((d) => ({
+    website_id: d.websiteId,
+    webhook_id: d.webhookId,
+    id: newId(now),
+    account_id: d.accountId,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    payload: d.payload,
+    redelivery_of: d.redeliveryOf ?? null,
+    state: DELIVERY_QUEUED,
+    run_after: now,
+    attempt: 0,
+    attempts: dialect.json([]),
+    last_status_code: null,
+    lease_owner: null,
+    lease_expire_time: null,
+    revision: 1,
+    create_time: now,
+    update_time: now,
+  }));
+  if (rows.length) {
+    await trx.insertInto('webhook_deliveries').values(rows).execute();
+    await dialect.notify(trx, WEBHOOK_CHANNEL);
+  }
+  return rows;
+}
+
+/** What a delivery attempt needs of its webhook. */
+export async function webhookForDelivery(db: Kysely<any>, websiteId: string, webhookId: string): Promise<Record<string, any> | undefined> {
+  return db
+    .selectFrom('webhooks')
+    .select(['website_id', 'id', 'account_id', 'url', 'state', 'secret_sealed', 'previous_secret_sealed', 'previous_secret_expire_time', 'failing_since'])
+    .where('website_id', '=', websiteId)
+    .where('id', '=', webhookId)
+    .executeTakeFirst();
+}
+
+/** A success ends a failing streak. */
+export async function markWebhookSucceeding(db: Kysely<any>, websiteId: string, webhookId: string): Promise<void> {
+  await db.updateTable('webhooks').set({ failing_since: null }).where('website_id', '=', websiteId).where('id', '=', webhookId).where('failing_since', 'is not', null).execute();
+}
+
+/** A failed attempt starts a failing streak unless one runs; answers when it started. */
+export async function markWebhookFailing(db: Kysely<any>, websiteId: string, webhookId: string, now: number): Promise<number | undefined> {
+  await db.updateTable('webhooks').set({ failing_since: now }).where('website_id', '=', websiteId).where('id', '=', webhookId).where('failing_since', 'is', null).execute();
+  const row = await db.selectFrom('webhooks').select('failing_since').where('website_id', '=', websiteId).where('id', '=', webhookId).executeTakeFirst();
+  return row?.failing_since === null || row?.failing_since === undefined ? undefined : Number(row.failing_since);
+}
+
+/**
+ * Disables an ACTIVE webhook (inside `trx`) and ends its pending deliveries; answers the webhook as
+ * it was when this call disabled it, undefined when it was no longer ACTIVE (another worker did it).
+ */
+export async function disableWebhook(trx: Kysely<any>, dialect: SqlDialect, websiteId: string, webhookId: string, reason: string, now: number): Promise<Record<string, any> | undefined> {
+  const row = await trx
+    .updateTable('webhooks')
+    .set((eb) => ({ state: 'DISABLED', enabled: dialect.bool(false), disabled_reason: reason, revision: eb('revision', '+', 1), update_time: now }))
+    .where('website_id', '=', websiteId)
+    .where('id', '=', webhookId)
+    .where('state', '=', 'ACTIVE')
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) return undefined;
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ state: 'FAILED', run_after: now, update_time: now })
+    .where('website_id', '=', websiteId)
+    .where('webhook_id', '=', webhookId)
+    .where('state', '=', DELIVERY_QUEUED)
+    .execute();
+  return row;
+}
+
+/** Addresses of the account's administrators (who get the mail of a disabled webhook). */
+export async function administratorEmails(db: Kysely<any>, accountId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select('users.email')
+    .where('memberships.account_id', '=', accountId)
+    .where('memberships.role', '=', 'administrator')
+    .execute();
+  return rows.map((r) => String(r.email));
+}
+
+export async function websiteNameOf(db: Kysely<any>, websiteId: string): Promise<string> {
+  const row = await db.selectFrom('websites').select('display_name').where('id', '=', websiteId).executeTakeFirst();
+  return String(row?.display_name ?? websiteId);
+}
