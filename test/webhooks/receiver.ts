@@ -11,6 +11,8 @@ export interface Received {
   body: string;
   json: any;
   path: string;
+  /** What the receiver answered. */
+  answer?: Answer;
 }
 
 export type Answer = { status: number; body?: string } | 'hang';
@@ -58,6 +60,7 @@ export async function startReceiver(): Promise<Receiver> {
       const received: Received = { headers: req.headers, body, json, path: req.url ?? '/' };
       receiver.received.push(received);
       const answer = receiver.respond(received, receiver.received.length - 1);
+      received.answer = answer;
       if (answer === 'hang') {
         hanging.push(res);
         return;
