@@ -4,7 +4,7 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { Config } from './config.js';
 import { accountResource } from './accounts/account.resource.js';
-import { registerAdminApp } from './admin-app/admin-app.js';
+import { previewOrigins, registerAdminApp } from './admin-app/admin-app.js';
 import { projectResource } from './projects/project.resource.js';
 import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
@@ -321,7 +321,7 @@ export async function buildApp(opts: {
   });
 
   // The admin web app (admin/dist) on the platform host: `/` and its client routes, /assets/.
-  await registerAdminApp(app);
+  await registerAdminApp(app, { frameOrigins: previewOrigins(config.platformDomain) });
 
   return { app, operations, mail, services, deps, routeRights, invalidation };
 }

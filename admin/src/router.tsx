@@ -27,6 +27,9 @@ import { themeRoutes } from './areas/theme/routes';
 import { settingsRoutes } from './areas/settings/routes';
 import { customDomainRoutes } from './areas/custom-domain/routes';
 import { editorialRoutes } from './areas/editorial/routes';
+import { pagesRoutes } from './areas/pages/routes';
+import { blogRoutes } from './areas/blog/routes';
+import { mediaRoutes } from './areas/media/routes';
 import { aiRoutes } from './areas/ai/routes';
 import { billingRoutes } from './areas/billing/routes';
 import { analyticsRoutes } from './areas/analytics/routes';
@@ -46,7 +49,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...websiteResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...websiteResourceRoutes]),
     accountRoute.addChildren([accountHomeRoute, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
   ]),
 ]);

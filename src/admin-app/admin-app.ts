@@ -30,10 +30,14 @@ const YEAR_SECONDS = 31_536_000;
  * allow inline `style` attributes, which the component kit sets.
  */
 const CAPTCHA_ORIGINS = 'https://challenges.cloudflare.com https://js.hcaptcha.com https://*.hcaptcha.com https://www.google.com https://www.gstatic.com';
-const CSP = [
+/**
+ * `frameOrigins`: the rendered websites' hosts, which the page and post editors show in a preview
+ * frame (the sites name the admin in their `frame-ancestors`).
+ */
+export const adminCsp = (frameOrigins: readonly string[] = []) => [
   "default-src 'self'",
   `script-src 'self' ${CAPTCHA_ORIGINS}`,
-  `frame-src ${CAPTCHA_ORIGINS}`,
+  `frame-src ${[CAPTCHA_ORIGINS, ...frameOrigins].join(' ')}`,
   `connect-src 'self' ${CAPTCHA_ORIGINS}`,
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob: https:",
@@ -44,7 +48,17 @@ const CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-export async function registerAdminApp(app: FastifyInstance, opts: { distDir?: string } = {}): Promise<void> {
+/**
+ * Where the websites answer, for the preview frame: any subdomain of the platform domain (http on
+ * a `localhost` domain, as `website_url` says) and https hosts (custom domains).
+ */
+export function previewOrigins(platformDomain: string): string[] {
+  const local = platformDomain === 'localhost' || platformDomain.endsWith('.localhost');
+  return local ? [`http://*.${platformDomain}:*`, 'https:'] : ['https:'];
+}
+
+export async function registerAdminApp(app: FastifyInstance, opts: { distDir?: string; frameOrigins?: readonly string[] } = {}): Promise<void> {
+  const CSP = adminCsp(opts.frameOrigins);
   const distDir = opts.distDir ?? adminDistDir();
   let index: { html: Buffer; etag: string; mtimeMs: number } | undefined;
 

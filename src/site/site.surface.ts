@@ -38,11 +38,12 @@ const PAGE_CACHE_TTL_MS = 10 * 60_000;
 /**
  * Content Security Policy of every HTML answer: nothing but the site itself (no inline script at
  * all; inline style for the theme's CSS variables only; images also from the platform's public
- * media read, https and data: URLs, which stored content may reference).
+ * media read, https and data: URLs, which stored content may reference). Framed by itself and by
+ * the admin (`adminOrigin`: the page and post editors' preview).
  */
-export const siteCsp = (mediaOrigin: string) =>
+export const siteCsp = (mediaOrigin: string, adminOrigin?: string) =>
   `default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' ${mediaOrigin} https: data:; font-src 'self' https:; ` +
-  "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+  `object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'${adminOrigin ? ` ${adminOrigin}` : ''}`;
 
 /** What a site answer costs to keep: the rendered bytes and their headers. */
 interface CachedAnswer {
@@ -102,7 +103,7 @@ export async function registerSiteSurface(
   const contributions = [...opts.contributions, sitemapContribution(), agentsContribution(), designContribution(), themePreviewContribution()];
   const { database } = deps;
   const db = database.db;
-  const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin);
+  const csp = siteCsp(new URL(deps.config.publicBaseUrl).origin, new URL(deps.config.adminBaseUrl).origin);
 
   const liquid = new Liquid({
     templates: Object.assign({}, CORE_TEMPLATES, ...contributions.map((c) => c.templates ?? {})),

@@ -1,0 +1,218 @@
+/**
+ * The rich-text body of pages, blocks and posts (TipTap): headings, lists, links, images from the
+ * media library, tables and embedded blocks. Produces only HTML the API's sanitiser keeps
+ * (src/cms/content-html.ts); an embedded block is `<div data-block="identifier"></div>`, the form
+ * the renderer expands (architecture.md, CMS site contribution).
+ */
+import { useEffect, useRef, useState } from 'react';
+import { ActionIcon, Box, Button, Group, Modal, Select, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { Node, mergeAttributes } from '@tiptap/core';
+import { EditorContent, useEditor, useEditorState, type Editor } from '@tiptap/react';
+import StarterKit from '@tiptap/starter-kit';
+import Image from '@tiptap/extension-image';
+import { TableKit } from '@tiptap/extension-table';
+import { useQuery } from '@tanstack/react-query';
+import { data } from '@siteplatform/sdk';
+import { useApi } from '../../../lib/session';
+import { ImagePicker } from '../../media/ImagePicker';
+import classes from './RichTextEditor.module.css';
+
+/** `<div data-block="id"></div>`: a reusable block placed by identifier, shown as a labelled chip while editing. */
+export const BlockEmbed = Node.create({
+  name: 'blockEmbed',
+  group: 'block',
+  atom: true,
+  selectable: true,
+  draggable: true,
+  addAttributes() {
+    return { identifier: { default: '', parseHTML: (el) => el.getAttribute('data-block') ?? '', renderHTML: (attrs) => ({ 'data-block': attrs.identifier }) } };
+  },
+  parseHTML() {
+    return [{ tag: 'div[data-block]' }];
+  },
+  renderHTML({ HTMLAttributes }) {
+    return ['div', mergeAttributes(HTMLAttributes)];
+  },
+});
+
+interface Props {
+  label: string;
+  value: string;
+  onChange(html: string): void;
+  /** Changes when the value was replaced from outside (load, another version taken): the editor shows it anew. */
+  resetKey: unknown;
+  readOnly?: boolean;
+  websiteId: string;
+}
+
+export function RichTextEditor({ label, value, onChange, resetKey, readOnly, websiteId }: Props) {
+  const onChangeRef = useRef(onChange);
+  onChangeRef.current = onChange;
+  const editor = useEditor({
+    extensions: [
+      StarterKit.configure({ link: { openOnClick: false, autolink: true, defaultProtocol: 'https', HTMLAttributes: { rel: null, target: null } } }),
+      Image.configure({ HTMLAttributes: {} }),
+      TableKit.configure({ table: { resizable: false } }),
+      BlockEmbed,
+    ],
+    content: value,
+    editable: !readOnly,
+    editorProps: { attributes: { role: 'textbox', 'aria-multiline': 'true', 'aria-label': label, class: classes.content } },
+    onUpdate: ({ editor }) => onChangeRef.current(editor.isEmpty ? '' : editor.getHTML()),
+  });
+
+  // A value from outside (not typed here): shown without emitting a change.
+  useEffect(() => {
+    if (editor && !editor.isDestroyed && editor.getHTML() !== value) editor.commands.setContent(value || '', { emitUpdate: false });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [resetKey, editor]);
+  useEffect(() => {
+    editor?.setEditable(!readOnly);
+  }, [editor, readOnly]);
+
+  return (
+    <Box className={classes.frame}>
+      {!readOnly && editor && <Toolbar editor={editor} websiteId={websiteId} label={label} />}
+      <EditorContent editor={editor} />
+    </Box>
+  );
+}
+
+function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: string; label: string }) {
+  const state = useEditorState({
+    editor,
+    selector: ({ editor: e }) => ({
+      h2: e.isActive('heading', { level: 2 }),
+      h3: e.isActive('heading', { level: 3 }),
+      bold: e.isActive('bold'),
+      italic: e.isActive('italic'),
+      bullet: e.isActive('bulletList'),
+      ordered: e.isActive('orderedList'),
+      quote: e.isActive('blockquote'),
+      link: e.isActive('link'),
+      table: e.isActive('table'),
+    }),
+  });
+  const [linkOpen, setLinkOpen] = useState(false);
+  const [imageOpen, setImageOpen] = useState(false);
+  const [blockOpen, setBlockOpen] = useState(false);
+  const chain = () => editor.chain().focus();
+  const b = (name: string, text: string, active: boolean, run: () => void) => (
+    <Tooltip label={name} withArrow openDelay={400}>
+      <ActionIcon variant={active ? 'filled' : 'default'} size="lg" aria-label={name} aria-pressed={active} onClick={run}>
+        <span aria-hidden style={{ fontSize: 13, fontWeight: 700 }}>
+          {text}
+        </span>
+      </ActionIcon>
+    </Tooltip>
+  );
+  return (
+    <Group gap={4} p={6} className={classes.toolbar} role="toolbar" aria-label={`${label} formatting`}>
+      {b('Heading 2', 'H2', state.h2, () => chain().toggleHeading({ level: 2 }).run())}
+      {b('Heading 3', 'H3', state.h3, () => chain().toggleHeading({ level: 3 }).run())}
+      {b('Bold', 'B', state.bold, () => chain().toggleBold().run())}
+      {b('Italic', 'I', state.italic, () => chain().toggleItalic().run())}
+      {b('Bulleted list', '•', state.bullet, () => chain().toggleBulletList().run())}
+      {b('Numbered list', '1.', state.ordered, () => chain().toggleOrderedList().run())}
+      {b('Quote', '“', state.quote, () => chain().toggleBlockquote().run())}
+      {b('Link', '🔗', state.link, () => setLinkOpen(true))}
+      {b('Image', '🖼', false, () => setImageOpen(true))}
+      {b('Table', '▦', state.table, () => (state.table ? undefined : chain().insertTable({ rows: 3, cols: 3, withHeaderRow: true }).run()))}
+      {state.table && b('Add row', '+R', false, () => chain().addRowAfter().run())}
+      {state.table && b('Add column', '+C', false, () => chain().addColumnAfter().run())}
+      {state.table && b('Delete table', '×T', false, () => chain().deleteTable().run())}
+      {b('Embed a block', '⧉', false, () => setBlockOpen(true))}
+      <LinkDialog
+        opened={linkOpen}
+        initial={(editor.getAttributes('link').href as string | undefined) ?? ''}
+        onClose={() => setLinkOpen(false)}
+        onSubmit={(href) => {
+          setLinkOpen(false);
+          if (!href) chain().extendMarkRange('link').unsetLink().run();
+          else if (editor.state.selection.empty && !editor.isActive('link')) chain().insertContent({ type: 'text', text: href, marks: [{ type: 'link', attrs: { href } }] }).run();
+          else chain().extendMarkRange('link').setLink({ href }).run();
+        }}
+      />
+      <ImagePicker
+        websiteId={websiteId}
+        opened={imageOpen}
+        onClose={() => setImageOpen(false)}
+        onPick={(media) => {
+          setImageOpen(false);
+          if (media.url) chain().setImage({ src: media.url, alt: media.alt_text ?? '' }).run();
+        }}
+      />
+      <BlockDialog
+        websiteId={websiteId}
+        opened={blockOpen}
+        onClose={() => setBlockOpen(false)}
+        onPick={(identifier) => {
+          setBlockOpen(false);
+          chain().insertContent({ type: 'blockEmbed', attrs: { identifier } }).run();
+        }}
+      />
+    </Group>
+  );
+}
+
+function LinkDialog({ opened, initial, onClose, onSubmit }: { opened: boolean; initial: string; onClose(): void; onSubmit(href: string): void }) {
+  const [href, setHref] = useState(initial);
+  useEffect(() => {
+    if (opened) setHref(initial);
+  }, [opened, initial]);
+  const problem = href && !/^(https?:\/\/|mailto:|tel:|\/|#)/.test(href) ? 'Start with https://, http://, mailto:, tel: or / (a page of this site).' : undefined;
+  return (
+    <Modal opened={opened} onClose={onClose} title="Link">
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!problem) onSubmit(href.trim());
+        }}
+      >
+        <Stack>
+          <TextInput label="Address" description="Empty removes the link." value={href} onChange={(e) => setHref(e.currentTarget.value)} error={problem} data-autofocus />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit">Apply link</Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function BlockDialog({ websiteId, opened, onClose, onPick }: { websiteId: string; opened: boolean; onClose(): void; onPick(identifier: string): void }) {
+  const api = useApi();
+  const blocks = useQuery({
+    queryKey: ['cms_blocks', websiteId, 'picker'],
+    enabled: opened,
+    queryFn: () => data(api.GET('/tenant-api/v1/websites/{website_id}/cms_blocks', { params: { path: { website_id: websiteId }, query: { page_size: 100, order_by: 'title' } as never } })),
+  });
+  const [chosen, setChosen] = useState<string | null>(null);
+  return (
+    <Modal opened={opened} onClose={onClose} title="Embed a block">
+      <Stack>
+        <Text size="sm">The block shows where you place it, as it is in each view (its own changes follow everywhere it is embedded).</Text>
+        <Select
+          label="Block"
+          placeholder={blocks.isLoading ? 'Loading blocks…' : 'Choose a block'}
+          data={(blocks.data?.cms_blocks ?? []).map((bl) => ({ value: bl.identifier, label: `${bl.title} (${bl.identifier})` }))}
+          value={chosen}
+          onChange={setChosen}
+          searchable
+          nothingFoundMessage="No block matches"
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button disabled={!chosen} onClick={() => chosen && onPick(chosen)}>
+            Embed
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
