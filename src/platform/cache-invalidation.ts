@@ -9,9 +9,10 @@ import type { Database, PreparedRead } from './db/database.js';
  * and trusts the entry only while the version is unchanged.
  *
  * - SQLite (one process owns the file, `npm run worker` may share it): the version is the topic's row
- *   of `cache_versions`, read once per event-loop turn and again after every write of this process
- *   (`Database.writeCount`), so a lookup is an in-memory compare: this process's writes are seen by
- *   its next lookup, another process's from the next turn on.
+ *   of `cache_versions`, read again only when the file may have changed (`Database.dataVersion`:
+ *   after every write of this process, and when `PRAGMA data_version`, checked once per event-loop
+ *   turn, says another connection committed), so a lookup is an in-memory compare: this process's
+ *   writes are seen by its next lookup, another process's from the next turn on.
  * - PostgreSQL: the trigger sends `NOTIFY cache_invalidation, '<topic>'` at commit; every process
  *   listens on one connection (application_name LISTENER_NAME) and raises its in-memory version of
  *   the topic, so a lookup is an in-memory compare too. While that connection is down (before it is
@@ -132,33 +133,26 @@ export async function startCacheInvalidation(database: Database): Promise<CacheI
 function sqliteInvalidation(database: Database): CacheInvalidation {
   // Made on first use: the table does not exist before migrations ran.
   let read: PreparedRead | undefined;
-  // The versions are read once per event-loop turn and again after any write of this process: a
-  // lookup costs an in-memory compare, and another process's commit is seen from the next turn on.
-  let memo: { versions: Map<string, number>; writes: number } | undefined;
-  let expiring = false;
-  const writeCount = database.writeCount ?? (() => NaN);
+  // The versions are read again only once the file may have changed (`Database.dataVersion`: this
+  // process's writes at once, another process's commit from the next event-loop turn on), so a lookup
+  // costs an in-memory compare and, with no write anywhere, no statement at all.
+  let memo: { versions: Map<string, number>; data: number } | undefined;
+  const dataVersion = database.dataVersion?.bind(database) ?? (() => NaN);
   const current = async (): Promise<Map<string, number>> => {
-    const writes = writeCount();
-    if (memo && memo.writes === writes) return memo.versions;
+    const data = dataVersion();
+    if (memo && memo.data === data) return memo.versions;
     read ??= database.prepare('select topic, version from cache_versions');
     const rows = await read([]);
     const versions = new Map(rows.map((r) => [String(r.topic), Number(r.version)]));
     // A write made while reading makes this reading unfit to reuse (it may predate the write's commit).
-    if (writeCount() === writes) {
-      memo = { versions, writes };
-      if (!expiring) {
-        expiring = true;
-        setImmediate(() => {
-          memo = undefined;
-          expiring = false;
-        });
-      }
-    }
+    if (dataVersion() === data) memo = { versions, data };
     return versions;
   };
   return {
-    async version(topic) {
-      return (await current()).get(topic) ?? 0;
+    version(topic) {
+      // Answered without a promise when nothing changed: the hot path is a compare.
+      if (memo && memo.data === dataVersion()) return memo.versions.get(topic) ?? 0;
+      return current().then((versions) => versions.get(topic) ?? 0);
     },
     settle: async () => {},
     close: async () => {},

@@ -49,12 +49,16 @@ interface Slot<V> {
   bytes: number;
   /** Epoch ms after which the entry is gone (TtlCache), or the version it was read under (VersionedCache). */
   tag: number;
+  /** The store's `moves` when the entry last went to the young end. */
+  moved: number;
 }
 
 /** The shared store: a Map in least-recently-used order with count and byte bounds. */
 class BoundedStore<K, V> {
   private readonly entries = new Map<K, Slot<V>>();
   private bytes = 0;
+  /** Entries placed at the young end so far (puts and refreshes). */
+  private moves = 0;
   private readonly maxBytes: number;
   private readonly sizeOf: (key: K, value: V) => number;
   constructor(private readonly bounds: CacheBounds<K, V>) {
@@ -64,10 +68,14 @@ class BoundedStore<K, V> {
 
   slot(key: K, refresh: boolean): Slot<V> | undefined {
     const slot = this.entries.get(key);
-    if (slot && refresh) {
-      // Map order is insertion order: re-inserting makes this the most recently used.
+    // Map order is insertion order: re-inserting makes this the most recently used. An entry among
+    // the younger half is not moved (a delete and a set on every hit cost more than the rest of a
+    // lookup); it cannot be evicted before half the store has been placed after it, and a hit after
+    // that moves it.
+    if (slot && refresh && this.moves - slot.moved > this.entries.size >> 1) {
       this.entries.delete(key);
       this.entries.set(key, slot);
+      slot.moved = ++this.moves;
     }
     return slot;
   }
@@ -80,7 +88,7 @@ class BoundedStore<K, V> {
     while (this.entries.size > 0 && (this.entries.size >= this.bounds.max || this.bytes + bytes > this.maxBytes)) {
       this.delete(this.entries.keys().next().value as K);
     }
-    this.entries.set(key, { value, bytes, tag });
+    this.entries.set(key, { value, bytes, tag, moved: ++this.moves });
     this.bytes += bytes;
   }
 
@@ -214,7 +222,8 @@ export class VersionedCache<K, V> {
    * not move meanwhile). `version()` is the topic's current version.
    */
   async load(key: K, version: () => number | Promise<number>, read: () => Promise<V>): Promise<V> {
-    const before = await version();
+    const known = version();
+    const before = typeof known === 'number' ? known : await known;
     const hit = this.get(key, before);
     if (hit !== undefined) return hit;
     const value = await read();

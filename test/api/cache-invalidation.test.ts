@@ -145,3 +145,48 @@ describe('site hosts', () => {
     }
   });
 });
+
+describe('resource Gets: answers kept per process (SQLite) follow every write', () => {
+  const pageUrl = (user: TestUser, id: string) => `${API}/websites/${user.websiteId}/cms_pages/${id}`;
+  const createPage = async (user: TestUser) => {
+    const res = await t.request('POST', `${API}/websites/${user.websiteId}/cms_pages`, { token: user.token, body: { title: 'First', url_key: `p-${randomUUID().slice(0, 8)}` } });
+    expect(res.statusCode, res.body).toBe(201);
+    return res.json().id as string;
+  };
+
+  it('a Get answers a row changed through another connection to the database on the next request', async () => {
+    const alice = await t.signUp();
+    const id = await createPage(alice);
+    for (const on of ['this', 'other'] as const) expect((await call(on, 'GET', pageUrl(alice, id), { token: alice.token })).json().title, on).toBe('First');
+    // As another process would: its own connection (SQLite: to the same file), a write no API call of ours makes.
+    const direct = openDatabase({ databaseUrl: t.fresh.url, dataDir: t.fresh.dataDir });
+    try {
+      await direct.db.updateTable('cms_pages').set({ title: 'Changed elsewhere', revision: 99 }).where('id', '=', id).where('website_id', '=', alice.websiteId).execute();
+    } finally {
+      await direct.close();
+    }
+    // Another process's commit reaches this one before its next request only through I/O, i.e. in a
+    // later event-loop turn (SQLite checks for other connections' commits once per turn); inject()
+    // never leaves the turn, so one is let pass here.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const on of ['this', 'other'] as const) {
+      const res = await call(on, 'GET', pageUrl(alice, id), { token: alice.token });
+      expect(res.json().title, on).toBe('Changed elsewhere');
+      expect(res.headers.etag, on).toBe(`"${res.json().etag}"`);
+    }
+  });
+
+  it('a Get answers a row updated on one process on the next request on another, with its new etag', async () => {
+    const alice = await t.signUp();
+    const id = await createPage(alice);
+    const before = await call('other', 'GET', pageUrl(alice, id), { token: alice.token });
+    const patched = await t.request('PATCH', pageUrl(alice, id), { token: alice.token, body: { title: 'Second' } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    for (const on of ['other', 'this'] as const) {
+      const res = await call(on, 'GET', pageUrl(alice, id), { token: alice.token, headers: { 'if-none-match': before.headers.etag as string } });
+      expect(res.statusCode, on).toBe(200);
+      expect(res.json().title, on).toBe('Second');
+      expect(res.headers['content-type'], on).toBe('application/json; charset=utf-8');
+    }
+  });
+});

@@ -463,6 +463,14 @@ export interface Database {
    * every write this process makes, so an in-memory cache can tell "nothing written here since".
    */
   writeCount?(): number;
+  /**
+   * SQLite: a number that changes whenever anything committed to the file may have changed since it
+   * was last asked: this process's writes (`writeCount`) or another connection's commit (`PRAGMA
+   * data_version`, read at most once per event-loop turn). Equal answers mean nothing was written in
+   * between, so a per-process cache of any read can be keyed by it (src/platform/http/answer-cache.ts).
+   * Absent on PostgreSQL, where no such number is cheap to know.
+   */
+  dataVersion?(): number;
   close(): Promise<void>;
 }
 
@@ -559,7 +567,8 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   // One core stays with the event loop: reader threads beyond that would starve cheap requests.
   const readers = file === ':memory:' ? 0 : Number(process.env.SQLITE_READERS ?? Math.max(1, availableParallelism() - 1));
   const writeCount = () => writes.count;
-  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, pointReader, writeCount, close: () => db.destroy() };
+  const dataVersion = sqliteDataVersion(connection, writes);
+  if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, pointReader, writeCount, dataVersion, close: () => db.destroy() };
   const read = createSqliteReaders(file, readers);
   return {
     db,
@@ -569,10 +578,42 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
     prepare,
     pointReader,
     writeCount,
+    dataVersion,
     close: async () => {
       await read.destroy();
       await db.destroy();
     },
+  };
+}
+
+/**
+ * `Database.dataVersion` of SQLite. `PRAGMA data_version` moves when another connection (another
+ * process, or a second connection of this one) commits; it does not move for this connection's own
+ * commits, which `writes` counts. The pragma is read once per event-loop turn: within a turn only this
+ * process's writes can change the file's content as seen here, and those are compared every time.
+ */
+function sqliteDataVersion(connection: SQLite.Database, writes: { count: number }): () => number {
+  const pragma = connection.prepare('PRAGMA data_version').pluck();
+  let generation = 0;
+  let seenWrites = -1;
+  let seenData: unknown;
+  let fresh = false;
+  const expire = () => {
+    fresh = false;
+  };
+  return () => {
+    if (fresh && seenWrites === writes.count) return generation;
+    const data = pragma.get();
+    if (data !== seenData || seenWrites !== writes.count) {
+      generation++;
+      seenData = data;
+      seenWrites = writes.count;
+    }
+    if (!fresh) {
+      fresh = true;
+      setImmediate(expire);
+    }
+    return generation;
   };
 }
 

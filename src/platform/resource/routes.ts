@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestContext } from '../auth/context.js';
+import type { AnswerCache, CachedAnswer } from '../http/answer-cache.js';
 import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
 import { checkedFirst, type RouteContextFactory } from '../http/route-context.js';
@@ -17,6 +18,8 @@ export interface RouteDeps {
   baseUrl: string;
   /** Route prefix, e.g. `/tenant-api/v1`. */
   prefix: string;
+  /** Where Gets whose answer depends on the stored rows and the path alone are kept (SQLite). */
+  answers?: AnswerCache;
 }
 
 function paramsSchema(template: string): JsonSchema {
@@ -199,6 +202,10 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   }
 
   if (methods.has('get')) {
+    // The answer depends on the rows and the path only: not on the caller (`readable`), nor on the
+    // clock (`etagCoversComputed`), nor (singletons' defaults) on the request's time.
+    const answers = !decl.hooks?.readable && !decl.etagCoversComputed && decl.kind !== 'singleton' && !decl.virtual ? deps.answers : undefined;
+    const getParams = templateParams(decl.itemPath);
     app.get(routePath(deps.prefix, decl.itemPath), {
       schema: routeSchema(app, {
         operationId: `Get${decl.singular}`,
@@ -217,7 +224,23 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       ...checkedFirst((request) => context(request, decl.itemPath, decl.rights.read)),
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.read);
-        const found = await service.get(ctx, request.params as Record<string, string>);
+        const params = request.params as Record<string, string>;
+        if (answers) {
+          let key = decl.itemPath;
+          for (const p of getParams) key += `|${params[p]}`;
+          const answer = await answers.load(key, async (): Promise<CachedAnswer> => {
+            const found = await service.get(ctx, params);
+            return { body: String(reply.serialize(found)), etag: typeof found.etag === 'string' ? found.etag : undefined };
+          });
+          const ifNoneMatch = request.headers['if-none-match'];
+          if (answer.etag !== undefined) {
+            reply.header('etag', `"${answer.etag}"`);
+            if (ifNoneMatch && etagMatches(ifNoneMatch, answer.etag)) return reply.code(304).send();
+          }
+          // Already serialized by this route's serializer: sent as it is.
+          return reply.type('application/json; charset=utf-8').send(answer.body);
+        }
+        const found = await service.get(ctx, params);
         const ifNoneMatch = request.headers['if-none-match'];
         if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
           return reply.code(304).header('etag', `"${found.etag}"`).send();
