@@ -21,6 +21,8 @@ import {
   accountHomeRoute,
 } from './routes';
 import { accountResourceRoutes, websiteResourceRoutes } from './resource-routes';
+import { teamRoutes } from './areas/team/routes';
+import { customerRoutes } from './areas/customers/routes';
 import { navigationRoutes } from './areas/navigation/routes';
 import { blogCategoryRoutes } from './areas/blog-categories/routes';
 import { themeRoutes } from './areas/theme/routes';
@@ -49,8 +51,8 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...websiteResourceRoutes]),
-    accountRoute.addChildren([accountHomeRoute, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...customerRoutes, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...websiteResourceRoutes]),
+    accountRoute.addChildren([accountHomeRoute, ...teamRoutes, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
   ]),
 ]);
 
