@@ -574,6 +574,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/accounts/{account_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Changes committed to the account's own resources (projects, websites, members, AI, billing), newest first, kept 30 days; the caller sees the events of the sections its role may read.
+         *
+         *     Sortable: occur_time. Filterable: type, resource, occur_time. Default order: `occur_time desc`. Requires membership in the account only.
+         */
+        get: operations["ListAccountEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/accounts/{account_id}/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a AccountEvent
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires membership in the account only.
+         */
+        get: operations["GetAccountEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/accounts/{account_id}/invitations": {
         parameters: {
             query?: never;
@@ -1372,6 +1414,48 @@ export interface paths {
          * @description Ends every session of the user, this one included: every token issued so far answers 401 from the next request on, on every server process.
          */
         post: operations["SignOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/webhook_event_types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook_event_types
+         * @description Platform catalogue (read-only) of the event types a webhook may subscribe to: `{resource}.created|updated|deleted` of every website resource, the named transitions areas declare (`blog_post.published`), and `webhook.ping`. The id is the type; `wildcard` subscribes to every type of the same resource.
+         *
+         *     Sortable: collection. Filterable: collection. Default order: `collection asc`. Requires a signed-in user only.
+         */
+        get: operations["ListWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/webhook_event_types/{webhook_event_type_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a WebhookEventType
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires a signed-in user only.
+         */
+        get: operations["GetWebhookEventType"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3184,6 +3268,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Changes committed to the website's resources, newest first, kept 30 days. One event per write (and per named transition), recorded in the write's own transaction; the caller sees the events of the sections its role may read.
+         *
+         *     Sortable: occur_time. Filterable: type, resource, occur_time. Default order: `occur_time desc`. Requires membership in the account only.
+         */
+        get: operations["ListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/events/{event_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Event
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires membership in the account only.
+         */
+        get: operations["GetEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/tenant-api/v1/websites/{website_id}/media": {
         parameters: {
             query?: never;
@@ -3800,6 +3926,176 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/tenant-api/v1/websites/{website_id}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhooks
+         * @description Signed HTTP POSTs of the website's events (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is answered once, by Create (and by `:rotate_secret` for a new one), and never again. Deliveries are at least once (the event id is the idempotency key), retried with backoff for more than a day; order is not promised. A webhook whose deliveries fail for three days is `DISABLED` (`disabled_reason`) and the account's administrators get a mail; set `enabled` to true to deliver again.
+         *
+         *     Sortable: create_time. Filterable: create_time, state, enabled. Default order: `create_time desc`. Requires READ on section `website.settings`.
+         */
+        get: operations["ListWebhooks"];
+        put?: never;
+        /**
+         * Create a Webhook
+         * @description Signed HTTP POSTs of the website's events (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is answered once, by Create (and by `:rotate_secret` for a new one), and never again. Deliveries are at least once (the event id is the idempotency key), retried with backoff for more than a day; order is not promised. A webhook whose deliveries fail for three days is `DISABLED` (`disabled_reason`) and the account's administrators get a mail; set `enabled` to true to deliver again.
+         *
+         *     Requires WRITE on section `website`.
+         */
+        post: operations["CreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a Webhook
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
+         */
+        get: operations["GetWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a Webhook
+         * @description Hard delete; 204 without a body. `If-Match` (or `?etag=`, AIP-135) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         */
+        delete: operations["DeleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a Webhook
+         * @description Merge semantics: only fields present are written. With `update_mask`, a listed field sent as null or absent is cleared; without it a null is dropped. Output-only fields are ignored; immutable fields sent with a new value are refused. `If-Match` (or `etag` in the body, AIP-154) with a stale etag answers 409 ABORTED. Requires WRITE on section `website`.
+         */
+        patch: operations["UpdateWebhook"];
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deliveries
+         * @description One event sent (or to be sent) to a webhook: its attempts with status code, duration and the start of the answer, and when the next retry is due. Kept 30 days after it ended. `:redeliver` sends the same event again as a new delivery (same `webhook-id`).
+         *
+         *     Sortable: create_time. Filterable: create_time, state. Default order: `create_time desc`. Requires READ on section `website.settings`.
+         */
+        get: operations["ListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}/deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a WebhookDelivery
+         * @description Answers 304 without a body when `If-None-Match` matches the etag. Requires READ on section `website.settings`.
+         */
+        get: operations["GetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}/deliveries/{delivery_id}:redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's event again
+         * @description Queues a new delivery of the same event, with the same body and `webhook-id`, to this webhook (whatever its state), and answers it. The delivery repeated is left as it is.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website`.
+         */
+        post: operations["RedeliverWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}:ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery to a webhook
+         * @description Queues a `webhook.ping` delivery to this webhook (whatever its state and event types) and answers the delivery; follow it in `deliveries`. Signed like every delivery.
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website`.
+         */
+        post: operations["PingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}:rotate_secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret of a webhook
+         * @description Makes a new secret and answers it (this once, in `secret`). For a grace period (24 hours by default) deliveries carry two signatures, one per secret, in `webhook-signature`, so receivers can switch without losing deliveries; afterwards only the new secret signs. A second rotation during the grace period ends the first one's (the secret replaced then stops signing).
+         *
+         *     `If-Match` (or `etag` in the body) with a stale etag answers 409 ABORTED.
+         *
+         *     Requires WRITE on section `website`.
+         */
+        post: operations["RotateSecretWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3873,6 +4169,74 @@ export interface components {
             display_name: string;
             /** @description Idempotency key (also accepted as a query parameter). */
             request_id?: string;
+        };
+        /**
+         * @description Changes committed to the account's own resources (projects, websites, members, AI, billing), newest first, kept 30 days; the caller sees the events of the sections its role may read.
+         * @example {
+         *       "actor": {
+         *         "role": "roles/editor",
+         *         "type": "USER",
+         *         "user": "users/u1"
+         *       },
+         *       "collection": "blog_posts",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "data": {
+         *         "name": "websites/w1/blog_posts/p1",
+         *         "state": "PUBLISHED"
+         *       },
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m025hv0bt8qdp",
+         *       "name": "accounts/0j5r8k2mctqfe0spgs7c/events/0j5r8k2m025hv0bt8qdp",
+         *       "occur_time": "2026-01-15T09:30:00.000Z",
+         *       "resource": "websites/w1/blog_posts/p1",
+         *       "type": "blog_post.published",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        AccountEvent: {
+            /** @description Who made the change: `type` USER (`user`, `role`) or SYSTEM (a scheduled publish, a worker); `agent` when written on behalf of an AI run. */
+            readonly actor?: {
+                agent?: string;
+                role?: string;
+                /** @enum {string} */
+                type?: "USER" | "SYSTEM";
+                user?: string;
+            };
+            /** @description Collection id of the resource (`blog_posts`). */
+            readonly collection?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description The resource as Get answered it right after the change; for `.deleted`, as it was before. */
+            readonly data?: {
+                [key: string]: unknown;
+            };
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (its write's clock). Lists are newest first; filter ranges such as `occur_time > "2026-11-01T00:00:00Z"`.
+             */
+            readonly occur_time?: string;
+            /** @description The resource before the change, on transitions (`blog_post.published`: the post as it was); absent otherwise. */
+            readonly previous?: {
+                [key: string]: unknown;
+            };
+            /** @description Full name of the resource the event is about. Filter `resource = "…"`, or `resource:"…"` for it and everything beneath it. */
+            readonly resource?: string;
+            /** @description What happened: `{resource}.created`, `.updated`, `.deleted`, or a named transition such as `blog_post.published`. Filter `type = "blog_post.published"`, or `type:"blog_post."` for every type starting so (all of one resource). */
+            readonly type?: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
         };
         /**
          * @description Named sets of grants an account defines (besides the built-in `roles`) and assigns to members and invitations as `accounts/{account}/account_roles/{id}`. A grant names a section of the permission tree (`permissions`) and READ or WRITE; it covers everything beneath the section. Changing a role changes what its members hold at once. Deleting a role some member holds is refused with FAILED_PRECONDITION (ROLE_IN_USE) unless `force=true`: then its members fall back to `roles/restricted` (keeping only their membership's own grants). Nobody defines or changes a role to hold more than they hold; a member limited to some websites changes only roles whose every holder is limited to those websites too (else PERMISSION_DENIED GRANT_EXCEEDS_OWN).
@@ -7799,6 +8163,74 @@ export interface components {
         ErrorResponse: {
             error: components["schemas"]["Error"];
         };
+        /**
+         * @description Changes committed to the website's resources, newest first, kept 30 days. One event per write (and per named transition), recorded in the write's own transaction; the caller sees the events of the sections its role may read.
+         * @example {
+         *       "actor": {
+         *         "role": "roles/editor",
+         *         "type": "USER",
+         *         "user": "users/u1"
+         *       },
+         *       "collection": "blog_posts",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "data": {
+         *         "name": "websites/w1/blog_posts/p1",
+         *         "state": "PUBLISHED"
+         *       },
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2m025hv0bt8qdp",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/events/0j5r8k2m025hv0bt8qdp",
+         *       "occur_time": "2026-01-15T09:30:00.000Z",
+         *       "resource": "websites/w1/blog_posts/p1",
+         *       "type": "blog_post.published",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        Event: {
+            /** @description Who made the change: `type` USER (`user`, `role`) or SYSTEM (a scheduled publish, a worker); `agent` when written on behalf of an AI run. */
+            readonly actor?: {
+                agent?: string;
+                role?: string;
+                /** @enum {string} */
+                type?: "USER" | "SYSTEM";
+                user?: string;
+            };
+            /** @description Collection id of the resource (`blog_posts`). */
+            readonly collection?: string;
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description The resource as Get answered it right after the change; for `.deleted`, as it was before. */
+            readonly data?: {
+                [key: string]: unknown;
+            };
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (its write's clock). Lists are newest first; filter ranges such as `occur_time > "2026-11-01T00:00:00Z"`.
+             */
+            readonly occur_time?: string;
+            /** @description The resource before the change, on transitions (`blog_post.published`: the post as it was); absent otherwise. */
+            readonly previous?: {
+                [key: string]: unknown;
+            };
+            /** @description Full name of the resource the event is about. Filter `resource = "…"`, or `resource:"…"` for it and everything beneath it. */
+            readonly resource?: string;
+            /** @description What happened: `{resource}.created`, `.updated`, `.deleted`, or a named transition such as `blog_post.published`. Filter `type = "blog_post.published"`, or `type:"blog_post."` for every type starting so (all of one resource). */
+            readonly type?: string;
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
         ExchangeHandoffRequest: {
             /** @description The one-time token sign-up answered. */
             signup_token: string;
@@ -7919,6 +8351,18 @@ export interface components {
          * @description The caller is no member of the account any more.
          */
         LeaveAccountResponse: Record<string, never>;
+        /** @description A page of events. */
+        ListAccountEventsResponse: {
+            /** @description The page, in the requested order. */
+            events: components["schemas"]["AccountEvent"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of account_roles. */
         ListAccountRolesResponse: {
             /** @description The page, in the requested order. */
@@ -8339,6 +8783,18 @@ export interface components {
              */
             total_size: number;
         };
+        /** @description A page of events. */
+        ListEventsResponse: {
+            /** @description The page, in the requested order. */
+            events: components["schemas"]["Event"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
         /** @description A page of invitations. */
         ListInvitationsResponse: {
             /** @description The page, in the requested order. */
@@ -8494,6 +8950,42 @@ export interface components {
             total_size: number;
             /** @description The page, in the requested order. */
             views: components["schemas"]["View"][];
+        };
+        /** @description A page of deliveries. */
+        ListWebhookDeliveriesResponse: {
+            /** @description The page, in the requested order. */
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+        };
+        /** @description A page of webhook_event_types. */
+        ListWebhookEventTypesResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+            /** @description The page, in the requested order. */
+            webhook_event_types: components["schemas"]["WebhookEventType"][];
+        };
+        /** @description A page of webhooks. */
+        ListWebhooksResponse: {
+            /** @description Pass as `page_token` for the next page; empty on the last page. */
+            next_page_token: string;
+            /**
+             * Format: int64
+             * @description Size of the whole filtered collection visible to the caller, not of the page.
+             */
+            total_size: number;
+            /** @description The page, in the requested order. */
+            webhooks: components["schemas"]["Webhook"][];
         };
         /** @description A page of websites. */
         ListWebsitesResponse: {
@@ -10433,6 +10925,223 @@ export interface components {
             url_prefix?: string | null;
         };
         /**
+         * @description Signed HTTP POSTs of the website's events (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is answered once, by Create (and by `:rotate_secret` for a new one), and never again. Deliveries are at least once (the event id is the idempotency key), retried with backoff for more than a day; order is not promised. A webhook whose deliveries fail for three days is `DISABLED` (`disabled_reason`) and the account's administrators get a mail; set `enabled` to true to deliver again.
+         * @example {
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "disabled_reason": "Disabled reason",
+         *       "enabled": true,
+         *       "etag": "3-mjx8q2k0",
+         *       "event_types": [
+         *         "blog_post.published",
+         *         "cms_page.*"
+         *       ],
+         *       "id": "0j5r8k2mm9hrs96rmmj2",
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/webhooks/0j5r8k2mm9hrs96rmmj2",
+         *       "previous_secret_expire_time": "2026-01-15T09:30:00.000Z",
+         *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+         *       "state": "ACTIVE",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "url": "https://hooks.example.com/site-platform"
+         *     }
+         */
+        Webhook: {
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Free text. */
+            description?: string;
+            /** @description Why the platform disabled the webhook; cleared when it is enabled again. */
+            readonly disabled_reason?: string;
+            /** @description False pauses deliveries (state `PAUSED`); true delivers again, also after the platform disabled the webhook. */
+            enabled: boolean;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Event types to deliver, from `webhook_event_types`: a type (`blog_post.published`), every type of one resource (`blog_post.*`) or `*` (everything). */
+            event_types: string[];
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description After `:rotate_secret`: until when deliveries are signed with the previous secret too (a second signature in `webhook-signature`).
+             */
+            readonly previous_secret_expire_time?: string;
+            /** @description The signing secret (`whsec_` + base64), answered ONLY by Create and `:rotate_secret`: keep it then. Stored encrypted; never in Get, List or events. */
+            readonly secret?: string;
+            /**
+             * @description `ACTIVE` (delivering), `PAUSED` (`enabled` false), `DISABLED` (by the platform after failing deliveries; see `disabled_reason`).
+             * @enum {string}
+             */
+            readonly state?: "ACTIVE" | "PAUSED" | "DISABLED";
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+            /** @description Where deliveries are POSTed: an absolute `https` URL without user name or password. Hosts resolving to loopback, private, link-local, CGNAT or metadata addresses are refused, here and again at every delivery (plain `http` and such addresses only for hosts the operator lists in `WEBHOOK_ALLOW_HOSTS`). */
+            url: string;
+        };
+        /**
+         * @description Fields of a new Webhook. Output-only fields of the resource may be sent too (a read sent back) and are ignored.
+         * @example {
+         *       "description": "Description",
+         *       "enabled": true,
+         *       "event_types": [
+         *         "blog_post.published",
+         *         "cms_page.*"
+         *       ],
+         *       "url": "https://hooks.example.com/site-platform"
+         *     }
+         */
+        WebhookCreate: {
+            /** @description Free text. */
+            description?: string | null;
+            /** @description False pauses deliveries (state `PAUSED`); true delivers again, also after the platform disabled the webhook. */
+            enabled?: boolean | null;
+            /** @description Event types to deliver, from `webhook_event_types`: a type (`blog_post.published`), every type of one resource (`blog_post.*`) or `*` (everything). */
+            event_types: string[];
+            /** @description Where deliveries are POSTed: an absolute `https` URL without user name or password. Hosts resolving to loopback, private, link-local, CGNAT or metadata addresses are refused, here and again at every delivery (plain `http` and such addresses only for hosts the operator lists in `WEBHOOK_ALLOW_HOSTS`). */
+            url: string;
+        };
+        /**
+         * @description One event sent (or to be sent) to a webhook: its attempts with status code, duration and the start of the answer, and when the next retry is due. Kept 30 days after it ended. `:redeliver` sends the same event again as a new delivery (same `webhook-id`).
+         * @example {
+         *       "attempt_count": 1,
+         *       "attempts": [],
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "etag": "3-mjx8q2k0",
+         *       "event_id": "0j5r8k2m025hv0bt8qdp",
+         *       "event_type": "blog_post.published",
+         *       "id": "0j5r8k2mj2apt8elul35",
+         *       "last_status_code": 1,
+         *       "name": "websites/0j5r8k2mm9h6tbafi2fu/webhooks/0j5r8k2mm9hrs96rmmj2/deliveries/0j5r8k2mj2apt8elul35",
+         *       "next_attempt_time": "2026-01-15T09:30:00.000Z",
+         *       "redelivery_of": "Redelivery of",
+         *       "state": "PENDING",
+         *       "update_time": "2026-01-15T09:30:00.000Z"
+         *     }
+         */
+        WebhookDelivery: {
+            /**
+             * Format: int64
+             * @description Attempts made so far.
+             */
+            readonly attempt_count?: number;
+            /** @description Every attempt, oldest first. */
+            readonly attempts?: {
+                /**
+                 * Format: int32
+                 * @description From connecting to the answer (or the failure).
+                 */
+                duration_ms?: number;
+                /** @description Why the attempt got no answer: refused address, timeout, connection error, the worker stopped. */
+                error?: string | null;
+                /** @description The first 1024 bytes of the answer's body, as text. */
+                response_excerpt?: string | null;
+                /**
+                 * Format: int32
+                 * @description HTTP status the receiver answered; null when there was no answer.
+                 */
+                status_code?: number | null;
+                /**
+                 * Format: date-time
+                 * @description When the attempt started.
+                 */
+                time?: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description When created (RFC 3339, UTC).
+             */
+            readonly create_time: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description The event delivered: its id is the `webhook-id` header, the same on every attempt and redelivery (deduplicate on it). */
+            readonly event_id?: string;
+            /** @description The event's type (`blog_post.published`, `webhook.ping`). */
+            readonly event_type?: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /**
+             * Format: int64
+             * @description HTTP status of the latest answer.
+             */
+            readonly last_status_code?: number;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (while `PENDING`).
+             */
+            readonly next_attempt_time?: string;
+            /** @description Name of the delivery this one repeats (`:redeliver`). */
+            readonly redelivery_of?: string;
+            /**
+             * @description `PENDING` (waiting for its next attempt), `DELIVERING` (an attempt in flight), `SUCCEEDED` (a 2xx answer), `FAILED` (retries exhausted, or the webhook was disabled).
+             * @enum {string}
+             */
+            readonly state?: "PENDING" | "DELIVERING" | "SUCCEEDED" | "FAILED";
+            /**
+             * Format: date-time
+             * @description When last changed (RFC 3339, UTC).
+             */
+            readonly update_time: string;
+        };
+        /**
+         * @description Platform catalogue (read-only) of the event types a webhook may subscribe to: `{resource}.created|updated|deleted` of every website resource, the named transitions areas declare (`blog_post.published`), and `webhook.ping`. The id is the type; `wildcard` subscribes to every type of the same resource.
+         * @example {
+         *       "collection": "blog_posts",
+         *       "create_time": "2026-01-15T09:30:00.000Z",
+         *       "description": "Description",
+         *       "etag": "3-mjx8q2k0",
+         *       "id": "0j5r8k2mm9hrs96rq4j7",
+         *       "name": "webhook_event_types/0j5r8k2mm9hrs96rq4j7",
+         *       "update_time": "2026-01-15T09:30:00.000Z",
+         *       "wildcard": "blog_post.*"
+         *     }
+         */
+        WebhookEventType: {
+            /** @description Collection id of the resources the events are about (`blog_posts`). */
+            readonly collection?: string;
+            /**
+             * Format: date-time
+             * @description When first written (RFC 3339, UTC); absent while never written.
+             */
+            readonly create_time?: string;
+            /** @description When the event is written. */
+            readonly description?: string;
+            /** @description Version of the persisted state; send in `If-Match`. */
+            readonly etag: string;
+            /** @description Last segment of `name`; unique inside its parent. */
+            readonly id: string;
+            /** @description Resource name; the identity. */
+            readonly name: string;
+            /**
+             * Format: date-time
+             * @description When last written (RFC 3339, UTC); absent while never written.
+             */
+            readonly update_time?: string;
+            /** @description The pattern of every type of the same resource (`blog_post.*`). */
+            readonly wildcard?: string;
+        };
+        /** @description Fields of Webhook to change (merge semantics; see `update_mask`). Output-only fields may be sent too (a read sent back) and are ignored. */
+        WebhookUpdate: {
+            /** @description Free text. */
+            description?: string | null;
+            /** @description False pauses deliveries (state `PAUSED`); true delivers again, also after the platform disabled the webhook. */
+            enabled?: boolean | null;
+            /** @description Write only if the resource still has this etag (like `If-Match`); 409 ABORTED otherwise. */
+            etag?: string;
+            /** @description Event types to deliver, from `webhook_event_types`: a type (`blog_post.published`), every type of one resource (`blog_post.*`) or `*` (everything). */
+            event_types?: string[] | null;
+            /** @description Where deliveries are POSTed: an absolute `https` URL without user name or password. Hosts resolving to loopback, private, link-local, CGNAT or metadata addresses are refused, here and again at every delivery (plain `http` and such addresses only for hosts the operator lists in `WEBHOOK_ALLOW_HOSTS`). */
+            url?: string | null;
+        };
+        /**
          * @description A website. Create starts a provisioning Operation; `provisioning_status` is PENDING until it ends (ACTIVE or FAILED).
          * @example {
          *       "create_time": "2026-01-15T09:30:00.000Z",
@@ -10654,6 +11363,8 @@ export interface components {
         CustomerId: string;
         /** @description Id of the dashboard_widget_type. */
         DashboardWidgetTypeId: string;
+        /** @description Id of the delivery. */
+        DeliveryId: string;
         /** @description Id of the editorial_backlog_item. */
         EditorialBacklogItemId: string;
         /** @description Id of the editorial_calendar_entry. */
@@ -10662,6 +11373,8 @@ export interface components {
         EmailTemplateId: string;
         /** @description Delete only if the resource still has this etag (like `If-Match`). */
         Etag: string;
+        /** @description Id of the event. */
+        EventId: string;
         /** @description AIP-160 filter over the filterable fields. */
         Filter: string;
         /** @description Also delete everything the resource contains. */
@@ -10716,6 +11429,10 @@ export interface components {
         Version: string;
         /** @description Id of the view. */
         ViewId: string;
+        /** @description Id of the webhook_event_type. */
+        WebhookEventTypeId: string;
+        /** @description Id of the webhook. */
+        WebhookId: string;
         /** @description Id of the website. */
         WebsiteId: string;
     };
@@ -12536,6 +13253,93 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    ListAccountEvents: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListAccountEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetAccountEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the account. */
+                account_id: components["parameters"]["AccountId"];
+                /** @description Id of the event. */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The AccountEvent. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEvent"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     ListInvitations: {
         parameters: {
             query?: {
@@ -14236,6 +15040,86 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListWebhookEventTypes: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhook_event_types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookEventTypesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetWebhookEventType: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the webhook_event_type. */
+                webhook_event_type_id: components["parameters"]["WebhookEventTypeId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The WebhookEventType. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEventType"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["UnexpectedError"];
@@ -19836,6 +20720,93 @@ export interface operations {
             default: components["responses"]["UnexpectedError"];
         };
     };
+    ListEvents: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListEventsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the event. */
+                event_id: components["parameters"]["EventId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Event. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
     ListMedia: {
         parameters: {
             query?: {
@@ -21688,6 +22659,435 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["View"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListWebhooks: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of webhooks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhooksResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    CreateWebhook: {
+        parameters: {
+            query?: {
+                /** @description Run every check, write nothing, answer the would-be resource. */
+                validate_only?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreate"];
+            };
+        };
+        responses: {
+            /** @description `validate_only`: the would-be resource; nothing was written. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description The created Webhook. */
+            201: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    /** @description Absolute URL of the created resource. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Webhook. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    DeleteWebhook: {
+        parameters: {
+            query?: {
+                /** @description Delete only if the resource still has this etag (like `If-Match`). */
+                etag?: components["parameters"]["Etag"];
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    UpdateWebhook: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated top-level field paths; `*` for every writable field. */
+                update_mask?: components["parameters"]["UpdateMask"];
+                /** @description Run every check, write nothing. */
+                validate_only?: boolean;
+            };
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated Webhook (with `validate_only`: as it would be). */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    ListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Items per page, 1 to 100; 0 or absent means 50; larger is clamped to 100. */
+                page_size?: components["parameters"]["PageSize"];
+                /** @description From a previous `next_page_token`. */
+                page_token?: components["parameters"]["PageToken"];
+                /** @description Rows to skip; `skip + page_size` beyond 10000 is OUT_OF_RANGE. */
+                skip?: components["parameters"]["Skip"];
+                /** @description Comma-separated `field [asc|desc]`, at most 3 keys. */
+                order_by?: components["parameters"]["OrderBy"];
+                /** @description AIP-160 filter over the filterable fields. */
+                filter?: components["parameters"]["Filter"];
+            };
+            header?: never;
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListWebhookDeliveriesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    GetWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the resource still has this etag. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+                /** @description Id of the delivery. */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The WebhookDelivery. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Not modified: `If-None-Match` matches the etag. */
+            304: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RedeliverWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+                /** @description Id of the delivery. */
+                delivery_id: components["parameters"]["DeliveryId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The WebhookDelivery. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    PingWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event sent (or to be sent) to a webhook: its attempts with status code, duration and the start of the answer, and when the next retry is due. Kept 30 days after it ended. `:redeliver` sends the same event again as a new delivery (same `webhook-id`). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["PermissionDenied"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["UnexpectedError"];
+        };
+    };
+    RotateSecretWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Write only if the resource still has this etag (quoted or not; a list or `*`); else 409 ABORTED. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
+            path: {
+                /** @description Id of the website. */
+                website_id: components["parameters"]["WebsiteId"];
+                /** @description Id of the webhook. */
+                webhook_id: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Webhook. */
+            200: {
+                headers: {
+                    /** @description The resource's `etag`, quoted; send it in `If-Match` (writes) or `If-None-Match` (reads). */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
                 };
             };
             400: components["responses"]["BadRequest"];

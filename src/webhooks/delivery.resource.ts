@@ -14,16 +14,20 @@ const out = { behavior: ['OUTPUT_ONLY'] as const };
 
 export const DELIVERIES_PATH = 'websites/{website_id}/webhooks/{webhook_id}/deliveries';
 
+/** Attempts kept per delivery (the newest; a delivery makes fewer unless its workers keep dying). */
+export const MAX_RECORDED_ATTEMPTS = 50;
+
 const ATTEMPT_SCHEMA = {
   type: 'array',
+  maxItems: MAX_RECORDED_ATTEMPTS,
   items: {
     type: 'object',
     properties: {
-      time: { type: 'string', format: 'date-time', description: 'When the attempt started.' },
-      status_code: { type: ['integer', 'null'], description: 'HTTP status the receiver answered; null when there was no answer.' },
-      duration_ms: { type: 'integer', description: 'From connecting to the answer (or the failure).' },
-      response_excerpt: { type: ['string', 'null'], description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of the answer's body, as text.` },
-      error: { type: ['string', 'null'], description: 'Why the attempt got no answer: refused address, timeout, connection error, the worker stopped.' },
+      time: { type: 'string', format: 'date-time', maxLength: 40, description: 'When the attempt started.' },
+      status_code: { type: ['integer', 'null'], format: 'int32', minimum: 100, maximum: 599, description: 'HTTP status the receiver answered; null when there was no answer.' },
+      duration_ms: { type: 'integer', format: 'int32', minimum: 0, maximum: 3_600_000, description: 'From connecting to the answer (or the failure).' },
+      response_excerpt: { type: ['string', 'null'], maxLength: RESPONSE_EXCERPT_BYTES, description: `The first ${RESPONSE_EXCERPT_BYTES} bytes of the answer's body, as text.` },
+      error: { type: ['string', 'null'], maxLength: 500, description: 'Why the attempt got no answer: refused address, timeout, connection error, the worker stopped.' },
     },
   },
 };

@@ -4,6 +4,7 @@ import type { CompanionWorker } from '../platform/jobs/operations.js';
 import { createLeaseQueue, type LeasedRow } from '../platform/jobs/lease.js';
 import { startWorkerLoops, Wakeup } from '../platform/jobs/worker-loops.js';
 import { SYSTEM_ACTOR } from '../platform/events/events.js';
+import { MAX_RECORDED_ATTEMPTS } from './delivery.resource.js';
 import { PING_EVENT_TYPE } from './event-types.js';
 import { postOnce, type PostResult } from './http-post.js';
 import type { WebhookRuntime } from './runtime.js';
@@ -78,7 +79,7 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
       const headers = signedHeaders(secrets, row.event_id, Math.floor(Date.now() / 1000), row.payload);
       return await postOnce(target, address, headers, row.payload, settings.timeoutMs);
     } catch (err) {
-      if (err instanceof UnsafeUrl) return { statusCode: null, durationMs: 0, excerpt: null, error: `refused: the URL ${err.message}` };
+      if (err instanceof UnsafeUrl) return { statusCode: null, durationMs: 0, excerpt: null, error: `refused: the URL ${err.message}`.slice(0, 500) };
       throw err;
     }
   }
@@ -101,7 +102,7 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
     }
     const result = await attempt(hook, row, now);
     attempts.push({ time: new Date(now).toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, response_excerpt: result.excerpt, error: result.error });
-    const done = { attempts: dialect.json(attempts), last_status_code: result.statusCode };
+    const done = { attempts: dialect.json(attempts.slice(-MAX_RECORDED_ATTEMPTS)), last_status_code: result.statusCode };
     const ended = runtime.clock();
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
       if (await queue.settle(row.id, { ...done, state: 'SUCCEEDED', update_time: ended })) await markWebhookSucceeding(db, row.website_id, row.webhook_id);

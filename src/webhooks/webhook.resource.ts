@@ -70,7 +70,7 @@ export function webhookResource(deps: WebhookDeclDeps): ResourceDecl {
       'Signed HTTP POSTs of the website\'s events (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`). The `secret` is answered once, by Create ' +
       '(and by `:rotate_secret` for a new one), and never again. Deliveries are at least once (the event id is the idempotency key), retried with backoff for more than ' +
       'a day; order is not promised. A webhook whose deliveries fail for three days is `DISABLED` (`disabled_reason`) and the account\'s administrators get a mail; ' +
-      'set `enabled` to true to deliver again. See docs/webhooks.md.',
+      'set `enabled` to true to deliver again.',
     collectionPath: 'websites/{website_id}/webhooks',
     itemPath: 'websites/{website_id}/webhooks/{webhook_id}',
     fields: {
