@@ -35,7 +35,7 @@ export function AgentsPage() {
         )}
       </Group>
       <Group align="flex-end">
-        <TextInput label="Name contains" defaultValue={search.q ?? ''} onKeyDown={(e) => e.key === 'Enter' && setSearch({ q: e.currentTarget.value || undefined })} onBlur={(e) => setSearch({ q: e.currentTarget.value || undefined }, true)} w={240} />
+        <TextInput label="Search by name" defaultValue={search.q ?? ''} onKeyDown={(e) => e.key === 'Enter' && setSearch({ q: e.currentTarget.value || undefined })} onBlur={(e) => setSearch({ q: e.currentTarget.value || undefined }, true)} w={240} />
         <Switch label="Enabled only" checked={search.enabled === 'true'} onChange={(e) => setSearch({ enabled: e.currentTarget.checked ? 'true' : undefined })} />
       </Group>
       <ListState query={agents} isEmpty={rows.length === 0} what="agents" empty={filter ? 'No agent matches these filters.' : 'An agent puts an instruction, a model and limits together. Create one to run it.'} />

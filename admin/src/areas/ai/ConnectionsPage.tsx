@@ -122,7 +122,7 @@ function ConnectionRow({ c, accountId, canWrite }: { c: Connection; accountId: s
                   <Button size="compact-xs" variant="default" onClick={() => verify.mutate()} loading={verify.isPending} aria-label={`Verify ${name}`}>
                     Verify
                   </Button>
-                  <Button size="compact-xs" variant="default" onClick={() => setReplacing((r) => !r)} aria-expanded={replacing} aria-label={`Replace the key of ${name}`}>
+                  <Button size="compact-xs" variant="default" onClick={() => setReplacing((r) => !r)} aria-expanded={replacing} aria-label={`Replace key of ${name}`}>
                     Replace key
                   </Button>
                   <Button size="compact-xs" variant="light" color="red" onClick={() => remove.mutate()} loading={remove.isPending} aria-label={`Delete ${name}`}>

@@ -19,7 +19,7 @@ function Figure({ label, value, testId }: { label: string; value: React.ReactNod
   return (
     <div>
       <Text size="sm">{label}</Text>
-      <Text fw={700} data-testid={testId}>
+      <Text fw={700} data-testid={testId} style={{ overflowWrap: 'anywhere' }}>
         {value}
       </Text>
     </div>

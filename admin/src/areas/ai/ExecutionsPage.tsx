@@ -67,7 +67,7 @@ export function ExecutionsPage() {
               {rows.map((r) => (
                 <Table.Tr key={r.id}>
                   <Table.Td>
-                    <AnchorLink to="/a/$accountId/r/ai_executions/$executionId" params={{ accountId, executionId: r.id }} aria-label={`Run ${r.id} of ${agentName(r.agent_id)}, ${words(r.state)}`}>
+                    <AnchorLink to="/a/$accountId/r/ai_executions/$executionId" params={{ accountId, executionId: r.id }}>
                       {dateTime(r.create_time)}
                     </AnchorLink>
                   </Table.Td>

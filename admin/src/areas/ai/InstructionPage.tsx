@@ -120,12 +120,12 @@ export function InstructionPage() {
                   <Table.Td>{dateTime(v.create_time)}</Table.Td>
                   <Table.Td>
                     {v.version === i.active_version ? (
-                      <Badge variant="outline" color="green.9">
+                      <Badge variant="dot" color="green.9">
                         Active
                       </Badge>
                     ) : canWrite ? (
-                      <Button size="compact-xs" variant="default" onClick={() => activate.mutate(v.version)} loading={activate.isPending && activate.variables === v.version} aria-label={`Make version ${v.version} active`}>
-                        Make active
+                      <Button size="compact-xs" variant="default" onClick={() => activate.mutate(v.version)} loading={activate.isPending && activate.variables === v.version}>
+                        Make version {v.version} active
                       </Button>
                     ) : (
                       '—'

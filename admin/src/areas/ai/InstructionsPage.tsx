@@ -74,7 +74,7 @@ export function InstructionsPage() {
         {canWrite && !creating && <Button onClick={() => setCreating(true)}>New instruction</Button>}
       </Group>
       {creating && <CreateInstruction accountId={accountId} onClose={() => setCreating(false)} />}
-      <TextInput label="Name contains" defaultValue={search.q ?? ''} onKeyDown={(e) => e.key === 'Enter' && setSearch({ q: e.currentTarget.value || undefined })} onBlur={(e) => setSearch({ q: e.currentTarget.value || undefined }, true)} w={240} />
+      <TextInput label="Search by name" defaultValue={search.q ?? ''} onKeyDown={(e) => e.key === 'Enter' && setSearch({ q: e.currentTarget.value || undefined })} onBlur={(e) => setSearch({ q: e.currentTarget.value || undefined }, true)} w={240} />
       <ListState query={list} isEmpty={rows.length === 0} what="instructions" empty={filter ? 'No instruction matches.' : 'An instruction is the text an agent sends, with {{variables}} filled in per run.'} />
       {rows.length > 0 && (
         <Table striped>

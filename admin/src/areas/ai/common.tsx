@@ -95,7 +95,8 @@ export const words = (code: string | undefined) => (code ? code.charAt(0) + code
 
 export function StateBadge({ state, ...rest }: { state: string | undefined; role?: string; 'aria-live'?: 'polite' }) {
   return (
-    <Badge color={STATE_COLORS[state ?? ''] ?? 'gray.8'} variant="outline" {...rest}>
+    // The dot variant keeps the text in the default colour (contrast on striped rows too); the dot carries the colour.
+    <Badge color={STATE_COLORS[state ?? ''] ?? 'gray.8'} variant="dot" {...rest}>
       {words(state) || 'Unknown'}
     </Badge>
   );

@@ -5,7 +5,7 @@
  * `If-Match`, or resets it to the default.
  */
 import { useMemo, useState } from 'react';
-import { ActionIcon, Alert, Button, Card, Group, Loader, Modal, Select, Stack, Text, TextInput, Title, Tooltip } from '@mantine/core';
+import { Alert, Button, Card, Group, Loader, Modal, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useSearch } from '@tanstack/react-router';
 import { ApiError, data, type Schemas } from '@siteplatform/sdk';
@@ -68,24 +68,21 @@ function RangeControls({ search, timeZone, error }: { search: RangeSearch; timeZ
 function EditTools({ widget, type, onChange, widgets, name }: { widget: Widget; type?: WidgetType; widgets: Widget[]; onChange: (w: Widget[]) => void; name: string }) {
   const bounds = type?.min_size && type.max_size ? { min: type.min_size, max: type.max_size } : undefined;
   const id = widget.id!;
+  // Visible words are part of each button's name (the name adds which widget), as WCAG 2.5.3 asks.
   const tools: Array<[string, string, () => Widget[]]> = [
     ['←', `Move ${name} earlier`, () => moveWidget(widgets, id, -1)],
     ['→', `Move ${name} later`, () => moveWidget(widgets, id, 1)],
-    ['−W', `Make ${name} narrower`, () => resizeWidget(widgets, id, -1, 0, bounds)],
-    ['+W', `Make ${name} wider`, () => resizeWidget(widgets, id, 1, 0, bounds)],
-    ['−H', `Make ${name} shorter`, () => resizeWidget(widgets, id, 0, -1, bounds)],
-    ['+H', `Make ${name} taller`, () => resizeWidget(widgets, id, 0, 1, bounds)],
+    ['Narrower', `Make ${name} narrower`, () => resizeWidget(widgets, id, -1, 0, bounds)],
+    ['Wider', `Make ${name} wider`, () => resizeWidget(widgets, id, 1, 0, bounds)],
+    ['Shorter', `Make ${name} shorter`, () => resizeWidget(widgets, id, 0, -1, bounds)],
+    ['Taller', `Make ${name} taller`, () => resizeWidget(widgets, id, 0, 1, bounds)],
   ];
   return (
     <Group gap={4} wrap="wrap">
-      {tools.map(([glyph, label, run]) => (
-        <Tooltip key={label} label={label}>
-          <ActionIcon variant="default" size="sm" aria-label={label} onClick={() => onChange(run())}>
-            <span aria-hidden="true" style={{ fontSize: 11 }}>
-              {glyph}
-            </span>
-          </ActionIcon>
-        </Tooltip>
+      {tools.map(([text, label, run]) => (
+        <Button key={label} variant="default" size="compact-xs" aria-label={label} title={label} onClick={() => onChange(run())}>
+          {text}
+        </Button>
       ))}
       <Button size="compact-xs" color="red" variant="light" onClick={() => onChange(removeWidget(widgets, id))} aria-label={`Remove ${name}`}>
         Remove
@@ -252,7 +249,7 @@ export function DashboardPage() {
                 component="section"
                 aria-labelledby={headingId}
                 className="dashboard-cell"
-                style={{ gridColumn: `${w.position.x + 1} / span ${w.size.width}`, gridRow: `${w.position.y + 1} / span ${w.size.height}`, overflow: 'auto' }}
+                style={{ gridColumn: `${w.position.x + 1} / span ${w.size.width}`, gridRow: `${w.position.y + 1} / span ${w.size.height}` }}
                 padding="sm"
               >
                 <Group justify="space-between" mb={4} wrap="wrap" gap={4}>
@@ -267,7 +264,7 @@ export function DashboardPage() {
           })}
         </div>
       )}
-      <Modal opened={confirmReset} onClose={() => setConfirmReset(false)} title="Reset the dashboard?">
+      <Modal opened={confirmReset} onClose={() => setConfirmReset(false)} title="Reset the dashboard?" closeButtonProps={{ "aria-label": "Close" }}>
         <Stack>
           <Text>The dashboard goes back to the default widgets and layout. Your own layout is not kept.</Text>
           <Group justify="flex-end">

@@ -31,7 +31,7 @@ function Approximate({ answer }: { answer: Answer }) {
   const error = Math.round(answer.sketch_relative_error * 1000) / 10;
   return (
     <Tooltip label={`Visitor counts of this period are estimated from merged sketches (about ±${error}%).`}>
-      <Badge variant="outline" color="gray" size="sm" tabIndex={0}>
+      <Badge variant="dot" color="yellow.8" size="sm" tabIndex={0}>
         Approximate visitors (±{error}%)
       </Badge>
     </Tooltip>
@@ -73,7 +73,10 @@ function Chart({ answer, title }: { answer: Answer; title: string }) {
   const metric = answer.metrics[0]!;
   const chart = useMemo(() => {
     const rows = answer.rows;
-    const times = rows.map((r) => Date.parse(r.start_time ?? ''));
+    const axis = rows.map((r) => {
+      const s = r.start_time ?? '';
+      return answer.interval === 'hour' ? s.slice(11, 16) : answer.interval === 'month' ? s.slice(0, 7) : s.slice(5, 10);
+    });
     const labels = rows.map((r) => bucketLabel(r.start_time, answer.interval));
     const values = rows.map((r) => metricOf(r.metrics, metric) ?? 0);
     const series = [{ label: `${metricLabel(metric)} (${answer.start_date} to ${answer.end_date})`, values }];
@@ -85,16 +88,29 @@ function Chart({ answer, title }: { answer: Answer; title: string }) {
     const summary = `${title}: ${metricLabel(metric)} per ${answer.interval} from ${answer.start_date} to ${answer.end_date} (${answer.time_zone}); total ${formatMetric(metric, metricOf(answer.totals, metric))}${
       values.length ? `, highest ${formatMetric(metric, values[peak])} on ${labels[peak]}` : ''
     }.`;
-    return { times, labels, series, summary };
+    return { axis, labels, series, summary };
   }, [answer, metric, title]);
   if (answer.rows.length === 0) return <Text size="sm">No data in this period.</Text>;
-  return <TimeChart times={chart.times} timeLabels={chart.labels} series={chart.series} summary={chart.summary} caption={chart.summary} format={(v) => formatMetric(metric, v)} height={180} />;
+  return <TimeChart timeLabels={chart.labels} axisLabels={chart.axis} series={chart.series} summary={chart.summary} caption={chart.summary} format={(v) => formatMetric(metric, v)} height={180} />;
 }
 
-function Breakdown({ answer, title }: { answer: Answer; title: string }) {
+/** The website's views by id, to name the rows of a breakdown by view. */
+function useViewNames(websiteId: string, enabled: boolean) {
+  const api = useApi();
+  const views = useQuery({
+    queryKey: ['views', websiteId, 'names'],
+    enabled,
+    queryFn: () => data(api.GET('/tenant-api/v1/websites/{website_id}/views', { params: { path: { website_id: websiteId }, query: { page_size: 100 } } })),
+    staleTime: 300_000,
+  });
+  return (id: string) => (views.data?.views as Array<{ id: string; display_name?: string }> | undefined)?.find((v) => v.id === id)?.display_name ?? id;
+}
+
+function Breakdown({ answer, title, websiteId }: { answer: Answer; title: string; websiteId: string }) {
   const dimension = answer.dimensions?.[0] ?? '';
   const metric = answer.metrics[0]!;
-  if (answer.rows.length === 0) return <Text size="sm">No visits in this period yet.</Text>;
+  const viewName = useViewNames(websiteId, dimension === 'view');
+  if (answer.rows.length === 0) return <Text size="sm">Nothing in this period yet.</Text>;
   const max = Math.max(1, ...answer.rows.map((r) => metricOf(r.metrics, metric) ?? 0));
   return (
     <Table fz="sm" verticalSpacing={4} aria-label={title}>
@@ -109,7 +125,8 @@ function Breakdown({ answer, title }: { answer: Answer; title: string }) {
       <Table.Tbody>
         {answer.rows.map((row, i) => {
           const value = metricOf(row.metrics, metric) ?? 0;
-          const label = row.dimensions?.[dimension] ?? (dimension === 'source' ? 'Direct / none' : '(none)');
+          const value0 = row.dimensions?.[dimension];
+          const label = value0 ? (dimension === 'view' ? viewName(value0) : value0) : dimension === 'source' ? 'Direct / none' : '(none)';
           return (
             <Table.Tr key={`${label}-${i}`}>
               <Table.Td style={{ background: `linear-gradient(90deg, var(--mantine-color-blue-0) ${(value / max) * 100}%, transparent 0)`, wordBreak: 'break-all' }}>{label}</Table.Td>
@@ -134,7 +151,7 @@ export function WidgetView({ websiteId, query, kind, title }: { websiteId: strin
       </Group>
       {kind === 'number' && <Numbers answer={a} />}
       {kind === 'chart' && <Chart answer={a} title={title} />}
-      {kind === 'table' && <Breakdown answer={a} title={title} />}
+      {kind === 'table' && <Breakdown answer={a} title={title} websiteId={websiteId} />}
     </Stack>
   );
 }

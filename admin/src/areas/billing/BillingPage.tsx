@@ -107,8 +107,8 @@ function UsageChart({ accountId }: { accountId: string }) {
     const total = days.reduce((s, d) => s + d.costNanos, 0n);
     const tokens = days.reduce((s, d) => s + d.tokens, 0);
     return {
-      times: days.map((d) => Date.parse(`${d.day}T00:00:00Z`)),
       labels: days.map((d) => d.day),
+      axis: days.map((d) => d.day.slice(5)),
       series: [{ label: 'Cost (US$)', values: cost }],
       summary: `AI spend per day from ${from} to ${today} (UTC): ${formatMoney(nanosToMoney(total))} in all over ${days.reduce((s, d) => s + d.attempts, 0)} attempts, ${tokens.toLocaleString('en')} tokens.`,
     };
@@ -131,7 +131,7 @@ function UsageChart({ accountId }: { accountId: string }) {
             {chart.summary}
           </Text>
           {usage.data.partial && <Alert color="yellow">Only the latest 1,000 attempts are drawn.</Alert>}
-          <TimeChart times={chart.times} timeLabels={chart.labels} series={chart.series} summary={chart.summary} caption={chart.summary} format={(v) => `$${v < 1 ? v.toPrecision(2) : v.toFixed(2)}`} bars height={200} />
+          <TimeChart timeLabels={chart.labels} axisLabels={chart.axis} series={chart.series} summary={chart.summary} caption={chart.summary} format={(v) => `$${v < 1 ? v.toPrecision(2) : v.toFixed(2)}`} bars height={200} />
         </>
       )}
     </Card>

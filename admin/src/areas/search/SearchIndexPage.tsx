@@ -50,7 +50,7 @@ export function SearchIndexPage() {
           <Card withBorder>
             <Text size="sm">State</Text>
             <Group gap="xs" mt={4}>
-              <Badge color={i.state === 'UPDATING' ? 'yellow.9' : 'green.9'} variant="outline" size="lg" role="status">
+              <Badge color={i.state === 'UPDATING' ? 'yellow.9' : 'green.9'} variant="dot" size="lg" role="status">
                 {i.state === 'UPDATING' ? 'Updating' : 'Current'}
               </Badge>
             </Group>

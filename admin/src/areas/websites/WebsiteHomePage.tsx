@@ -1,6 +1,6 @@
 import { Anchor, Card, Group, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { data } from '@siteplatform/sdk';
+import { data, type Schemas } from '@siteplatform/sdk';
 import { useApi } from '../../lib/session';
 import { ApiErrorAlert } from '../../lib/errors';
 import { usePageTitle } from '../../lib/layout/title';
@@ -22,7 +22,8 @@ function AnalyticsGlance({ websiteId }: { websiteId: string }) {
       data(
         api.POST('/tenant-api/v1/websites/{website_id}/analytics:query', {
           params: { path: { website_id: websiteId } },
-          body: { date_range: '7d', metrics: ['visitors', 'pageviews'], limit: 100 },
+          // `limit` belongs to breakdowns only (the generated type marks it required because it has a default).
+          body: { date_range: '7d', metrics: ['visitors', 'pageviews'] } as Schemas['QueryAnalyticsRequest'],
         }),
       ),
   });

@@ -17,10 +17,10 @@ export interface ChartSeries {
 }
 
 export interface TimeChartProps {
-  /** Bucket starts, in milliseconds. */
-  times: number[];
-  /** Each bucket's label in the table (e.g. its local date). */
+  /** Each bucket's label in the table (e.g. its local date, as the API wrote it in the site's zone). */
   timeLabels: string[];
+  /** Shorter labels for the axis (default: timeLabels). */
+  axisLabels?: string[];
   series: ChartSeries[];
   /** One sentence: what the chart shows and its range, totals or peak (the image's text alternative). */
   summary: string;
@@ -34,10 +34,13 @@ export interface TimeChartProps {
 const PRIMARY = '#1864ab';
 const SECONDARY = '#5c5f66';
 
-export function TimeChart({ times, timeLabels, series, summary, caption, format = (v) => String(v), height = 220, bars = false }: TimeChartProps) {
+export function TimeChart({ timeLabels, axisLabels = timeLabels, series, summary, caption, format = (v) => String(v), height = 220, bars = false }: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const [table, setTable] = useState(false);
-  const data = useMemo(() => [times.map((t) => t / 1000), ...series.map((s) => s.values)] as uPlot.AlignedData, [times, series]);
+  // The x axis is the bucket's index, labelled with the API's local dates: drawing by instant would
+  // label buckets in the browser's time zone, not the site's.
+  const data = useMemo(() => [timeLabels.map((_, i) => i), ...series.map((s) => s.values)] as uPlot.AlignedData, [timeLabels, series]);
+  const n = timeLabels.length;
 
   useEffect(() => {
     const el = box.current;
@@ -47,9 +50,18 @@ export function TimeChart({ times, timeLabels, series, summary, caption, format 
       height,
       legend: { show: false },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
+      scales: { x: { time: false, range: () => [bars ? -0.5 : 0, Math.max(1, n - (bars ? 0.5 : 1))] }, y: { range: (_u, min, max) => [Math.min(0, min), max > 0 ? max * 1.1 : 1] } },
       axes: [
-        { stroke: '#495057', grid: { stroke: '#e9ecef' } },
+        {
+          stroke: '#495057',
+          grid: { stroke: '#e9ecef' },
+          // About six labelled buckets, whatever the width.
+          splits: () => {
+            const step = Math.max(1, Math.ceil(n / 6));
+            return Array.from({ length: Math.ceil(n / step) }, (_, k) => k * step);
+          },
+          values: (_u, splits) => splits.map((i) => axisLabels[i] ?? ''),
+        },
         { stroke: '#495057', grid: { stroke: '#e9ecef' }, values: (_u, splits) => splits.map((v) => format(v)), size: 60 },
       ],
       series: [
@@ -60,7 +72,7 @@ export function TimeChart({ times, timeLabels, series, summary, caption, format 
           width: 2,
           ...(s.secondary && { dash: [6, 4] }),
           ...(bars && !s.secondary && { fill: 'rgba(24,100,171,0.35)', paths: uPlot.paths.bars!({ size: [0.6, 40] }) }),
-          points: { show: times.length <= 1 },
+          points: { show: n <= 1 },
         })),
       ],
     };
@@ -71,12 +83,13 @@ export function TimeChart({ times, timeLabels, series, summary, caption, format 
       observer.disconnect();
       plot.destroy();
     };
-  }, [data, series, height, bars, format, times.length]);
+  }, [data, series, height, bars, format, n, axisLabels]);
 
   return (
     <Box>
-      <div ref={box} role="img" aria-label={summary} style={{ width: '100%', minHeight: height }} />
-      <Button variant="subtle" size="compact-sm" mt={4} aria-expanded={table} onClick={() => setTable((v) => !v)}>
+      {/* overflow hidden: the canvas must not hold its container wide when the screen narrows. */}
+      <div ref={box} role="img" aria-label={summary} style={{ width: '100%', minWidth: 0, overflow: 'hidden', minHeight: height }} />
+      <Button variant="default" size="compact-sm" mt={4} aria-expanded={table} onClick={() => setTable((v) => !v)}>
         {table ? 'Hide data table' : 'Show data table'}
       </Button>
       {table && (
