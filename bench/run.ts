@@ -202,7 +202,8 @@ async function runDialect(dialect: Dialect, pgServer: PostgresServer | undefined
   mkdirSync(dataDir);
 
   // The loopback client is a trusted proxy: the analytics-ingest suite plays many visitors through X-Forwarded-For.
-  const env: Record<string, string> = { DATA_DIR: dataDir, TRUST_PROXY: '127.0.0.1' };
+  // The webhooks suite's receiver listens on loopback, which webhooks may reach only when allowed.
+  const env: Record<string, string> = { DATA_DIR: dataDir, TRUST_PROXY: '127.0.0.1', WEBHOOK_ALLOW_HOSTS: '127.0.0.1' };
   let dbUrl: string | undefined;
   if (dialect === 'postgres') {
     if (!pgServer) throw new Error('no PostgreSQL server');

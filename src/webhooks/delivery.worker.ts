@@ -105,7 +105,9 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
     const done = { attempts: dialect.json(attempts.slice(-MAX_RECORDED_ATTEMPTS)), last_status_code: result.statusCode };
     const ended = runtime.clock();
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
-      if (await queue.settle(row.id, { ...done, state: 'SUCCEEDED', update_time: ended })) await markWebhookSucceeding(db, row.website_id, row.webhook_id);
+      const settled = await queue.settle(row.id, { ...done, state: 'SUCCEEDED', update_time: ended });
+      // Only a failing webhook has a streak to end (the common case costs no write).
+      if (settled && hook.failing_since !== null) await markWebhookSucceeding(db, row.website_id, row.webhook_id);
       logger.info({ ...log, status: result.statusCode }, 'webhook delivered');
       return;
     }
