@@ -130,13 +130,13 @@ function NewCategoryModal({ categories, onClose, onCreated }: { categories: Cate
     }
   });
   return (
-    <Modal opened onClose={onClose} title="New category">
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title="New category">
       <form onSubmit={submit} noValidate>
         <Stack>
           <ApiErrorAlert error={error} title="The category was not created" />
           <TextInput label="Name" required data-autofocus {...form.getInputProps('display_name')} />
           <TextInput label="URL key" description="Derived from the name when left empty." {...form.getInputProps('url_key')} />
-          <Select label="Parent" placeholder="None (top level)" clearable data={categories.map((c) => ({ value: c.id, label: c.display_name }))} {...form.getInputProps('parent_id')} />
+          <Select label="Parent" placeholder="None (top level)" clearable clearButtonProps={{ 'aria-label': 'Clear' }} data={categories.map((c) => ({ value: c.id, label: c.display_name }))} {...form.getInputProps('parent_id')} />
           <Textarea label="Description" autosize minRows={2} {...form.getInputProps('description')} />
           <Button type="submit" loading={form.submitting}>
             Create category

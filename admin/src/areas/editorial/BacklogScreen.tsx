@@ -213,7 +213,7 @@ function ItemModal({ item, categories, onClose, onSaved }: { item?: Item; catego
     }
   });
   return (
-    <Modal opened onClose={onClose} title={item ? 'Edit the topic' : 'New topic'}>
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={item ? 'Edit the topic' : 'New topic'}>
       <form onSubmit={submit} noValidate>
         <Stack>
           <ApiErrorAlert error={error} title="The topic was not saved" />
@@ -221,7 +221,7 @@ function ItemModal({ item, categories, onClose, onSaved }: { item?: Item; catego
           <Textarea label="Brief" description="Angle, audience, points to make." autosize minRows={3} {...form.getInputProps('brief')} />
           <TagsInput label="Keywords" description="Press Enter after each." {...form.getInputProps('keywords')} />
           <NumberInput label="Priority" description="0 (some day) to 100 (next)." min={0} max={100} {...form.getInputProps('priority')} />
-          <Select label="Category" placeholder="None" clearable data={categories} {...form.getInputProps('category_id')} />
+          <Select label="Category" placeholder="None" clearable clearButtonProps={{ 'aria-label': 'Clear' }} data={categories} {...form.getInputProps('category_id')} />
           <Button type="submit" loading={form.submitting}>
             {item ? 'Save topic' : 'Add topic'}
           </Button>

@@ -220,9 +220,9 @@ function EntryCard({ entry, lookups, compact, onDone }: { entry: Entry; lookups:
   return (
     <Card withBorder padding={6} radius="sm" aria-label={`${title}, ${STATE_LABELS[state]}`} component="article">
       <Stack gap={4}>
-        <Group gap={4} justify="space-between" wrap="nowrap">
+        <Group gap={4} justify="space-between" wrap="wrap">
           <Text size="xs">{dayjs(entry.slot_time).format('HH:mm')}</Text>
-          <Badge size="xs" variant="filled" color={STATE_COLORS[state]}>
+          <Badge size="xs" variant="filled" color={STATE_COLORS[state]} style={{ overflow: 'visible' }}>
             {STATE_LABELS[state]}
           </Badge>
         </Group>
@@ -244,7 +244,7 @@ function EntryCard({ entry, lookups, compact, onDone }: { entry: Entry; lookups:
               {verbLabel(verb, entry)}
             </Button>
           ))}
-          <Button size="compact-xs" variant="subtle" onClick={() => setOpen(true)} aria-label={`Details of ${title}`}>
+          <Button size="compact-xs" variant="default" onClick={() => setOpen(true)} aria-label={`Details of ${title}`}>
             Details
           </Button>
         </Group>
@@ -283,6 +283,9 @@ function RunRow({ label, runId, accountId, canRead }: { label: string; runId?: s
     queryKey: ['ai_executions', accountId, runId],
     enabled: !!runId && !!accountId && canRead,
     queryFn: () => data(api.GET('/tenant-api/v1/accounts/{account_id}/ai_executions/{ai_execution_id}', { params: { path: { account_id: accountId!, ai_execution_id: runId! } } })),
+    // The card's poll may have left the run as it was mid-way: read it again, and follow it while it runs.
+    refetchOnMount: 'always',
+    refetchInterval: (q) => (q.state.data?.state === 'QUEUED' || q.state.data?.state === 'RUNNING' ? 1500 : false),
   });
   if (!runId) return null;
   const r = run.data;
@@ -309,7 +312,7 @@ function EntryDetails({ entry, post, topic, lookups, onClose }: { entry: Entry; 
     return 'the placeholder draft';
   };
   return (
-    <Drawer opened onClose={onClose} position="right" size="lg" title={post?.title || topic || 'Calendar entry'}>
+    <Drawer opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} position="right" size="lg" title={post?.title || topic || 'Calendar entry'}>
       <Stack>
         <Group>
           <Badge variant="filled" color={STATE_COLORS[(entry.state ?? 'PLANNED') as EntryState]}>

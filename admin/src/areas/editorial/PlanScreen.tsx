@@ -184,6 +184,7 @@ export function PlanScreen() {
                   description="An AI agent of the account (copy the system agent editorial-draft-post). None: drafting makes an empty draft from the backlog item."
                   placeholder="None"
                   clearable
+                  clearButtonProps={{ 'aria-label': 'Clear' }}
                   disabled={!canWrite}
                   data={agentOptions}
                   {...form.getInputProps('drafting_agent_id')}
@@ -193,6 +194,7 @@ export function PlanScreen() {
                   description="When set, every finished draft is reviewed (copy editorial-review-draft)."
                   placeholder="None"
                   clearable
+                  clearButtonProps={{ 'aria-label': 'Clear' }}
                   disabled={!canWrite}
                   data={agentOptions}
                   {...form.getInputProps('review_agent_id')}
@@ -204,7 +206,7 @@ export function PlanScreen() {
                 New drafts and publishing
               </Title>
               <Stack gap="xs">
-                <Select label="Author of new drafts" placeholder="None" clearable disabled={!canWrite} data={(authors.data ?? []).map((a) => ({ value: a.id, label: a.display_name }))} {...form.getInputProps('default_author_id')} />
+                <Select label="Author of new drafts" placeholder="None" clearable clearButtonProps={{ 'aria-label': 'Clear' }} disabled={!canWrite} data={(authors.data ?? []).map((a) => ({ value: a.id, label: a.display_name }))} {...form.getInputProps('default_author_id')} />
                 <MultiSelect label="Categories of new drafts" disabled={!canWrite} data={(categories.data ?? []).map((c) => ({ value: c.id, label: c.display_name }))} {...form.getInputProps('default_category_ids')} />
                 <MultiSelect label="Views of new drafts" description="None: every view." disabled={!canWrite} data={(views.data ?? []).map((v) => ({ value: v.id, label: `${v.display_name} (${v.locale})` }))} {...form.getInputProps('default_visible_view_ids')} />
                 <Switch label="Publishing needs a passing review verdict" disabled={!canWrite} {...form.getInputProps('require_passing_verdict', { type: 'checkbox' })} />

@@ -91,7 +91,7 @@ function NewMenuModal({ onClose, onCreated }: { onClose: () => void; onCreated: 
     }
   });
   return (
-    <Modal opened onClose={onClose} title="New menu">
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title="New menu">
       <form onSubmit={submit} noValidate>
         <Stack>
           <ApiErrorAlert error={error} title="The menu was not created" />
@@ -256,6 +256,7 @@ export function PageSelect({ value, onChange, error, label = 'Page' }: { value: 
       placeholder="Search pages by title"
       searchable
       clearable
+      clearButtonProps={{ 'aria-label': 'Clear' }}
       required
       value={value}
       onChange={onChange}
@@ -300,7 +301,7 @@ function ItemModal({ menu, item, onClose, onSaved }: { menu: Menu; item?: Item; 
     }
   });
   return (
-    <Modal opened onClose={onClose} title={item ? `Edit “${item.label}”` : `New entry in ${menu.display_name}`}>
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={item ? `Edit “${item.label}”` : `New entry in ${menu.display_name}`}>
       <form onSubmit={submit} noValidate>
         <Stack>
           <ApiErrorAlert error={error} title="The entry was not saved" />

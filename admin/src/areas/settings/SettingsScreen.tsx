@@ -217,7 +217,7 @@ function SettingControl(props: {
           {source}
         </Badge>
         {!disabled && setting?.source === 'WEBSITE' && !props.edited && (
-          <Button size="compact-xs" variant="subtle" onClick={() => onChange(null)} aria-label={`Reset ${label} to the default`}>
+          <Button size="compact-xs" variant="subtle" onClick={() => onChange(null)} aria-label={`Reset to default: ${label}`}>
             Reset to default
           </Button>
         )}

@@ -42,6 +42,7 @@ export function MediaSelect({ label, value, onChange, disabled, error }: { label
         placeholder="None"
         searchable
         clearable
+        clearButtonProps={{ 'aria-label': 'Clear' }}
         disabled={disabled}
         value={value}
         onChange={onChange}

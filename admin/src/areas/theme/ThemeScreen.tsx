@@ -6,11 +6,12 @@
  * postMessage from this origin only). Save writes the theme with `If-Match`.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Accordion, Alert, Box, Button, Card, ColorInput, Grid, Group, Loader, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Accordion, Alert, Box, Button, Card, ColorInput, Grid, Group, Loader, SegmentedControl, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useElementSize, useMediaQuery } from '@mantine/hooks';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '@siteplatform/sdk';
 import { data, type Schemas } from '../../lib/api';
-import { contrastWarnings } from '../../lib/contrast';
+import { contrastWarnings, parseColor } from '../../lib/contrast';
 import { ApiErrorAlert, fieldErrorsOf } from '../../lib/errors';
 import { usePageTitle } from '../../lib/layout/title';
 import { useCurrentWebsite } from '../../lib/layout/WebsiteShell';
@@ -117,6 +118,8 @@ export function ThemeScreen() {
     }
   };
   const conflict = ApiError.is(error) && error.status === 'ABORTED';
+  // Beside the controls on wide screens (and staying in view); above them, shorter, on narrow ones.
+  const wide = useMediaQuery('(min-width: 75em)', true, { getInitialValueInEffect: false });
 
   return (
     <Stack>
@@ -150,7 +153,7 @@ export function ThemeScreen() {
       {theme.isPending && <Loader role="status" aria-label="Loading the theme" />}
       {t && (
         <Grid gap="lg">
-          <Grid.Col span={{ base: 12, lg: 5 }}>
+          <Grid.Col span={{ base: 12, lg: 5 }} order={{ base: 2, lg: 1 }}>
             <Stack>
               {canWrite && (t.presets?.length ?? 0) > 0 && (
                 <Card withBorder>
@@ -218,6 +221,7 @@ export function ThemeScreen() {
                         label="Main menu"
                         placeholder="None"
                         clearable
+                        clearButtonProps={{ 'aria-label': 'Clear' }}
                         disabled={!canWrite}
                         data={(menus.data ?? []).map((m) => ({ value: m.id, label: `${m.display_name} (${m.identifier})` }))}
                         value={refs.main_menu_id}
@@ -228,6 +232,7 @@ export function ThemeScreen() {
                         label="Footer block"
                         placeholder="None"
                         clearable
+                        clearButtonProps={{ 'aria-label': 'Clear' }}
                         disabled={!canWrite}
                         data={(blocks.data ?? []).map((b) => ({ value: b.id, label: `${b.title} (${b.identifier})` }))}
                         value={refs.footer_block_id}
@@ -241,10 +246,10 @@ export function ThemeScreen() {
               </Accordion>
             </Stack>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, lg: 7 }}>
-            <Box style={{ position: 'sticky', top: 'calc(var(--app-shell-header-height, 60px) + 16px)' }}>
+          <Grid.Col span={{ base: 12, lg: 7 }} order={{ base: 1, lg: 2 }}>
+            <Box style={wide ? { position: 'sticky', top: 'calc(var(--app-shell-header-height, 60px) + 16px)' } : undefined}>
               {website.data?.website_url ? (
-                <SitePreview url={website.data.website_url} variables={values} version={frameVersion} dirty={dirty} />
+                <SitePreview url={website.data.website_url} variables={values} version={frameVersion} dirty={dirty} wide={wide} />
               ) : (
                 <Card withBorder>{website.isPending ? <Loader role="status" aria-label="Loading the preview" /> : <Text>The website has no address yet, so there is nothing to preview.</Text>}</Card>
               )}
@@ -260,7 +265,32 @@ function VariableControl({ definition: d, value, onChange, disabled, error }: { 
   const label = variableLabel(d.name);
   const description = `${d.description ?? ''} (${d.name})`;
   if (d.type === 'color') {
-    return <ColorInput label={label} description={description} value={value} onChange={onChange} format="hex" withEyeDropper={false} disabled={disabled} error={error} />;
+    // Mantine's picker dropdown has unnamed sliders (axe); the browser's own colour picker is labelled.
+    const rgb = parseColor(value);
+    const hex = rgb ? `#${rgb.map((c) => c.toString(16).padStart(2, '0')).join('')}` : '#000000';
+    return (
+      <ColorInput
+        label={label}
+        description={description}
+        value={value}
+        onChange={onChange}
+        format="hex"
+        withPicker={false}
+        withEyeDropper={false}
+        disabled={disabled}
+        error={error}
+        rightSection={
+          <input
+            type="color"
+            aria-label={`${label}: choose with the colour picker`}
+            value={hex}
+            disabled={disabled}
+            onChange={(e) => onChange(e.currentTarget.value)}
+            style={{ width: 28, height: 24, padding: 0, border: 0, background: 'none', cursor: 'pointer' }}
+          />
+        }
+      />
+    );
   }
   if (d.type === 'font') {
     const options = (d.options ?? []).map((o) => ({ value: o.value, label: o.label }));
@@ -275,12 +305,18 @@ function VariableControl({ definition: d, value, onChange, disabled, error }: { 
  * announces itself with `theme-preview-ready`; every change is posted again). `version` reloads it
  * (after a save: logo, menu and footer are rendered by the server).
  */
-function SitePreview({ url, variables, version, dirty }: { url: string; variables: Record<string, string>; version: number; dirty: boolean }) {
+function SitePreview({ url, variables, version, dirty, wide }: { url: string; variables: Record<string, string>; version: number; dirty: boolean; wide: boolean }) {
   const frame = useRef<HTMLIFrameElement>(null);
   const origin = new URL(url).origin;
   const src = `${url.replace(/\/$/, '')}/?theme_preview=1`;
   const latest = useRef(variables);
   latest.current = variables;
+  // The site as a desktop or a phone shows it, scaled down to the room beside the controls.
+  const [device, setDevice] = useState<'desktop' | 'phone'>(wide ? 'desktop' : 'phone');
+  const { ref: box, width: room } = useElementSize();
+  const deviceWidth = device === 'desktop' ? 1280 : 390;
+  const scale = room > 0 ? Math.min(1, room / deviceWidth) : 1;
+  const shownHeight = wide ? 640 : 420;
   const post = () => frame.current?.contentWindow?.postMessage({ type: 'theme-preview', variables: latest.current }, origin);
   useEffect(() => {
     const onMessage = (e: MessageEvent) => {
@@ -292,15 +328,43 @@ function SitePreview({ url, variables, version, dirty }: { url: string; variable
   useEffect(post, [variables]); // eslint-disable-line react-hooks/exhaustive-deps
   return (
     <Card withBorder padding={0}>
-      <Group justify="space-between" px="sm" py={6}>
+      <Group justify="space-between" px="sm" py={6} gap="xs">
         <Text size="sm" fw={500}>
           Preview {dirty ? '(unsaved changes)' : ''}
         </Text>
-        <Text size="sm" component="a" href={url} target="_blank" rel="noreferrer" c="blue.8">
-          Open the site
-        </Text>
+        <Group gap="xs">
+          <SegmentedControl
+            size="xs"
+            aria-label="Preview width"
+            value={device}
+            onChange={(v) => setDevice(v as 'desktop' | 'phone')}
+            data={[
+              { value: 'desktop', label: 'Desktop' },
+              { value: 'phone', label: 'Phone' },
+            ]}
+          />
+          <Text size="sm" component="a" href={url} target="_blank" rel="noreferrer" c="blue.8">
+            Open the site
+          </Text>
+        </Group>
       </Group>
-      <iframe key={version} ref={frame} src={src} title="Preview of the website with these theme values" style={{ width: '100%', height: '70vh', minHeight: 420, border: 0, display: 'block' }} />
+      <Box ref={box} style={{ height: shownHeight, overflow: 'hidden', background: 'var(--mantine-color-gray-1)' }}>
+        <iframe
+          key={version}
+          ref={frame}
+          src={src}
+          title="Preview of the website with these theme values"
+          style={{
+            width: deviceWidth,
+            height: shownHeight / scale,
+            border: 0,
+            display: 'block',
+            transform: `scale(${scale})`,
+            transformOrigin: 'top left',
+            margin: device === 'phone' && room > deviceWidth ? '0 auto' : undefined,
+          }}
+        />
+      </Box>
     </Card>
   );
 }
