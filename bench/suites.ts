@@ -21,7 +21,7 @@ import { analyticsIngestSuite } from './analytics-ingest.js';
 import { analyticsQuerySuite } from './analytics-query.js';
 import { costSuite } from './cost.js';
 import { limitsSuite } from './limits.js';
-import { webhooksSuite } from './webhooks.js';
+import { eventsSuite } from './events.js';
 
 export interface MeasureOptions {
   auth?: boolean;
@@ -76,7 +76,7 @@ export interface BenchSuite {
 
 // Cost first: it restarts the server and measures idle memory before other suites seed.
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [costSuite, customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, webhooksSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [costSuite, customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, eventsSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')

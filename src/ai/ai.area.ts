@@ -74,6 +74,8 @@ export const aiArea: Area = {
         logger: deps.logger,
         retryBaseMs: deps.config.ai.retryBaseMs,
         operations,
+        events: deps.events,
+        present: (row) => deps.services.ai_executions.toResource(row),
       }),
     );
   },

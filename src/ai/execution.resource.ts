@@ -169,6 +169,16 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
     methods: ['list', 'get', 'create'],
     options: { requestId: true },
     rights: { read: AI_READ, write: AI_WRITE },
+    events: {
+      transitions: [
+        {
+          // Written by the execution worker (execution.worker.ts), which ends runs outside the engine.
+          type: 'ai_execution.finished',
+          description: 'A run reached a final state (SUCCEEDED, FAILED, EXPIRED or CANCELLED); `data` is the run with its output or error.',
+          when: (next, previous) => Boolean(next && FINAL_STATES.has(next.state) && !FINAL_STATES.has(previous?.state)),
+        },
+      ],
+    },
     hooks: {
       beforeCreate,
       present(row, resource) {

@@ -1,14 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
-import sharp from 'sharp';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { SYSTEM_ACTOR, type Events } from '../platform/events/events.js';
 import type { Database } from '../platform/db/database.js';
 import type { SecretBox } from '../platform/crypto.js';
 import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorDetail } from '../platform/errors.js';
 import type { OperationHandler, OperationRun, Operations } from '../platform/jobs/operations.js';
 import { newId } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
-import { CONTENT_TYPE_OF, type OutputFormat } from '../media/images.js';
+import { CONTENT_TYPE_OF, loadSharp, type OutputFormat } from '../media/images.js';
 import { costOf, estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
 import { timeoutSeconds } from './agent.resource.js';
 import type { Catalogue, CatalogueModel, Provider } from './catalogue.js';
@@ -47,7 +48,7 @@ function runError(status: CanonicalStatus, message: string, reason?: string): Re
 /** Format and size of a generated image, read by sharp from the bytes (never trusted from the provider). */
 async function imageFacts(bytes: Buffer): Promise<{ mime: string; width?: number; height?: number }> {
   try {
-    const meta = await sharp(bytes).metadata();
+    const meta = await (await loadSharp())(bytes).metadata();
     const mime = meta.format && meta.format in CONTENT_TYPE_OF ? CONTENT_TYPE_OF[meta.format as OutputFormat] : 'application/octet-stream';
     return { mime, width: meta.width, height: meta.height };
   } catch {
@@ -63,6 +64,9 @@ const EXTENSION: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'j
  * its recording. A retryable failure puts the run back to QUEUED and defers the Operation until the
  * provider's Retry-After or a jittered backoff, so waiting holds no worker.
  */
+/** Event of a run reaching a final state (SUCCEEDED, FAILED, EXPIRED, CANCELLED), with the run as `data`. */
+export const AI_EXECUTION_FINISHED = 'ai_execution.finished';
+
 export function executionHandler(deps: {
   database: Database;
   catalogue: Catalogue;
@@ -74,25 +78,51 @@ export function executionHandler(deps: {
   retryBaseMs: number;
   /** For the follow-up Operation of a module's run (`follow-ups.ts`), enqueued with the final state. */
   operations: Operations;
+  /** Every write of a run is an `ai_execution.updated` event; a final state also `ai_execution.finished`. */
+  events?: Events;
+  /** The run as Get answers it (the execution service's `toResource`), for the events' data. */
+  present?(row: Record<string, any>): Record<string, unknown>;
 }): OperationHandler {
   const { db, dialect } = deps.database;
   const schemaChecker = new Ajv({ strict: false, allErrors: true });
 
   const load = (id: string) => db.selectFrom('ai_executions').selectAll().where('id', '=', id).executeTakeFirst();
 
-  async function update(id: string, fields: Record<string, unknown>, trx = db): Promise<void> {
-    await trx
+  /**
+   * Writes a run's row (revision + 1) and records its events in the same transaction: the worker
+   * writes runs outside the resource engine, so it emits what the engine would (`ai_execution.updated`),
+   * plus `ai_execution.finished` when the write ends the run. Without `trx`, in a transaction of its own.
+   */
+  async function update(id: string, fields: Record<string, unknown>, trx?: Kysely<any>, pending?: Array<() => void | Promise<void>>): Promise<void> {
+    if (!trx) {
+      const after: Array<() => void | Promise<void>> = [];
+      await db.transaction().execute((t) => update(id, fields, t, after));
+      for (const fn of after) await fn();
+      return;
+    }
+    const now = Date.now();
+    const row = await trx
       .updateTable('ai_executions')
-      .set((eb: any) => ({ ...fields, revision: eb('revision', '+', 1), update_time: Date.now() }))
+      .set((eb: any) => ({ ...fields, revision: eb('revision', '+', 1), update_time: now }))
       .where('id', '=', id)
-      .execute();
+      .returningAll()
+      .executeTakeFirst();
+    const events = deps.events;
+    if (!row || !events || !deps.present) return;
+    const data = deps.present(row);
+    const base = { accountId: row.account_id, websiteId: null, resource: String(data.name), collection: 'ai_executions', actor: SYSTEM_ACTOR, data, previous: null, occurTime: now };
+    const afterCommit = (fn: () => void | Promise<void>) => void pending?.push(fn);
+    await events.record(trx, { ...base, type: 'ai_execution.updated' }, afterCommit);
+    if (FINAL_STATES.has(String(fields.state))) await events.record(trx, { ...base, type: AI_EXECUTION_FINISHED }, afterCommit);
   }
 
   async function finish(exec: Record<string, any>, state: 'FAILED' | 'EXPIRED' | 'CANCELLED', error: Record<string, unknown>, attempts?: Attempt[]): Promise<void> {
+    const pending: Array<() => void | Promise<void>> = [];
     const woke = await db.transaction().execute(async (trx) => {
-      await update(exec.id, { state, error: dialect.json(error), end_time: Date.now(), ...(attempts && { attempts: dialect.json(attempts) }) }, trx);
+      await update(exec.id, { state, error: dialect.json(error), end_time: Date.now(), ...(attempts && { attempts: dialect.json(attempts) }) }, trx, pending);
       return enqueueRunFollowUp(trx, deps.operations, exec as { id: string; account_id: string }, Date.now());
     });
+    for (const fn of pending) await fn();
     if (woke) deps.operations.wake();
   }
 
@@ -143,6 +173,7 @@ export function executionHandler(deps: {
   ): Promise<void> {
     const now = Date.now();
     let followUp = false;
+    const pending: Array<() => void | Promise<void>> = [];
     await db.transaction().execute(async (trx) => {
       const current = await dialect.forUpdate(trx.selectFrom('ai_executions').select(['usage', 'cost_nanos']).where('id', '=', exec.id)).executeTakeFirstOrThrow();
       const fields: Record<string, unknown> = { ...final, attempts: dialect.json(attempts) };
@@ -160,7 +191,7 @@ export function executionHandler(deps: {
           .execute();
         if (cost !== undefined) await deps.billing.charge(trx, { accountId: exec.account_id, amount: cost, executionId: exec.id, attempt: attempt.number, modelId: model.id, now });
       }
-      await update(exec.id, fields, trx);
+      await update(exec.id, fields, trx, pending);
       if (FINAL_STATES.has(String(final.state))) followUp = await enqueueRunFollowUp(trx, deps.operations, exec as { id: string; account_id: string }, now);
       if (keyRefused && attempt.connection_mode === 'BYOK') {
         // SPEC 3.2: a run the provider refused for the key's sake changes the connection's status.
@@ -172,6 +203,7 @@ export function executionHandler(deps: {
           .execute();
       }
     });
+    for (const fn of pending) await fn();
     if (followUp) deps.operations.wake();
   }
 

@@ -9,6 +9,9 @@ import type { PageResolver } from '../cms/resolve.js';
 import { AUTHOR_LINKS, CATEGORY_LINKS, insertRevision, LINKS, linkHas, TAG_LINKS, writeLinks, type LinkSpec } from './blog.repo.js';
 import { BLOG_RIGHTS, deriveExcerpt, freeDerivedKey, resolvedSchema } from './blog.shared.js';
 
+/** Event of a post going live, whichever path published it. */
+export const BLOG_POST_PUBLISHED = 'blog_post.published';
+export const BLOG_POST_UNPUBLISHED = 'blog_post.unpublished';
 /** Operation type of a scheduled publish. */
 export const PUBLISH_SCHEDULED_POST = 'PUBLISH_SCHEDULED_BLOG_POST';
 /** Revisions kept per post: the newest 50 (older ones are dropped by the write that adds one). */
@@ -273,6 +276,22 @@ export function blogPostResource(deps: BlogPostDeps): ResourceDecl {
         schema: { additionalProperties: { type: 'string', maxLength: 300 }, maxProperties: 50 },
         example: { title: 'users/u1', content: 'accounts/a1/ai_executions/e1' },
       },
+    },
+    events: {
+      // One rule for every path that publishes (Update, `:publish`, the scheduled publish, editorial):
+      // all of them write through the engine, so each publish records exactly one event.
+      transitions: [
+        {
+          type: BLOG_POST_PUBLISHED,
+          description: 'A post became PUBLISHED (Update, `:publish`, its scheduled time, or the editorial calendar); `previous` is the post before.',
+          when: (next, previous) => next?.state === 'PUBLISHED' && previous?.state !== 'PUBLISHED',
+        },
+        {
+          type: BLOG_POST_UNPUBLISHED,
+          description: 'A PUBLISHED post became a DRAFT or SCHEDULED again (Update or `:unpublish`); `previous` is the post before.',
+          when: (next, previous) => previous?.state === 'PUBLISHED' && next !== undefined && next.state !== 'PUBLISHED',
+        },
+      ],
     },
     filterable: ['create_time', 'update_time', 'title', 'url_key', 'state', 'publish_time', 'category_ids', 'tag_ids', 'author_ids'],
     sortable: ['publish_time', 'create_time', 'update_time', 'title'],

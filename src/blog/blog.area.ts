@@ -1,6 +1,7 @@
 import type { Area, Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import { ApiError, Internal } from '../platform/errors.js';
+import { ApiError, Internal, NotFound } from '../platform/errors.js';
+import type { ResourceService } from '../platform/resource/engine.js';
 import type { OperationRun } from '../platform/jobs/operations.js';
 import { overlayReference, visibleViewsReference } from '../cms/cms.service.js';
 import { draftPostsOnlyIn } from './blog.repo.js';
@@ -19,13 +20,41 @@ import {
   countLinkedPosts,
   countMediaColumn,
   detachFromPosts,
-  publishIfScheduled,
   scheduleOf,
   TAG_LINKS,
   type LinkSpec,
 } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 import { blogSite } from './blog.site.js';
+
+/** Thrown inside the scheduled publish's write when the post is no longer due: rolls it back, writes nothing. */
+class NotScheduled {}
+
+/**
+ * The scheduled publish: PUBLISHED only while the post is still SCHEDULED for exactly that time, so
+ * a rescheduled, unpublished or deleted post makes an old Operation a no-op, and a run repeated after
+ * a crash changes nothing. Written through the engine like every other publish (`:publish`, Update,
+ * editorial), so it records `blog_post.updated` and `blog_post.published` in its transaction.
+ * Answers whether this call published it.
+ */
+async function publishIfScheduled(posts: ResourceService, accountId: string, websiteId: string, postId: string, publishTime: number): Promise<boolean> {
+  const ctx = {
+    requestId: `scheduled_publish_${postId}`,
+    caller: { userId: 'platform' },
+    now: Date.now(),
+    access: { accountId, websiteId, role: 'roles/administrator', administrator: true },
+  };
+  try {
+    await posts.mutate(ctx, { website_id: websiteId, blog_post_id: postId }, (_ctx, next, previous) => {
+      if (previous.state !== 'SCHEDULED' || Number(previous.publish_time) !== publishTime) throw new NotScheduled();
+      next.state = 'PUBLISHED';
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof NotScheduled || error instanceof NotFound) return false;
+    throw error;
+  }
+}
 
 /** Wait before a scheduled publish that failed on the database is tried again. */
 const PUBLISH_RETRY_MS = 5_000;
@@ -114,7 +143,7 @@ export const blogArea: Area = {
           // Claimed early (clocks of several workers): wait for the time without holding a worker.
           if (publishTime > Date.now()) op.deferUntil(publishTime);
           await op.setStep('PUBLISHING');
-          return { published: await publishIfScheduled(db, websiteId, postId, publishTime, Date.now()) };
+          return { published: await publishIfScheduled(deps.services.blog_posts, op.accountId, websiteId, postId, publishTime) };
         } catch (error) {
           // A database hiccup (locked, connection lost) must not end the Operation with an error and
           // leave the post SCHEDULED for ever (WordPress's "missed schedule"): try again shortly. The

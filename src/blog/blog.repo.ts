@@ -208,23 +208,6 @@ export async function insertRevision(
   }
 }
 
-/**
- * The scheduled publish: PUBLISHED only while the post is still SCHEDULED for exactly that time, so
- * a rescheduled, unpublished or deleted post makes an old Operation a no-op, and a run repeated
- * after a crash changes nothing. Answers whether this call published it.
- */
-export async function publishIfScheduled(db: Kysely<any>, websiteId: string, postId: string, publishTime: number, now: number): Promise<boolean> {
-  const result = await db
-    .updateTable('blog_posts')
-    .set((eb) => ({ state: 'PUBLISHED', revision: eb('revision', '+', 1), update_time: sql`case when update_time > ${now} then update_time else ${now} end` }))
-    .where('website_id', '=', websiteId)
-    .where('id', '=', postId)
-    .where('state', '=', 'SCHEDULED')
-    .where('publish_time', '=', publishTime)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows ?? 0) > 0;
-}
-
 /** The post's state and time, for the scheduled publish to decide whether it is due. */
 export async function scheduleOf(db: Kysely<any>, websiteId: string, postId: string): Promise<{ state: string; publish_time: number | null } | undefined> {
   const row = await db.selectFrom('blog_posts').select(['state', 'publish_time']).where('website_id', '=', websiteId).where('id', '=', postId).executeTakeFirst();

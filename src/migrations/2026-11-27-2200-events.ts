@@ -40,8 +40,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     await db.schema.createIndex(`${table}_time`).on(table).columns([scope, 'create_time', 'id']).execute();
     await db.schema.createIndex(`${table}_type`).on(table).columns([scope, 'type', 'create_time', 'id']).execute();
     await db.schema.createIndex(`${table}_resource`).on(table).columns([scope, 'resource', 'create_time', 'id']).execute();
-    // Retention deletes by age across every scope.
-    await db.schema.createIndex(`${table}_retention`).on(table).columns(['create_time']).execute();
+    // Retention deletes by age through the primary key: ids begin with the time the event occurred.
     await addListRowCountTriggers(db, table, scope);
   }
 }

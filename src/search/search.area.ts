@@ -3,6 +3,9 @@ import { searchIndexResource } from './search-index.resource.js';
 import { createSearchService, REINDEX_SEARCH, type SearchService } from './search.service.js';
 import { searchSite } from './search.site.js';
 
+/** Collections whose writes change what the index holds: pages, posts, blocks and views (also the per-view overlays, `views`). */
+const INDEXED_COLLECTIONS = new Set(['cms_pages', 'blog_posts', 'cms_blocks', 'views']);
+
 const services = new WeakMap<AreaDeps['database'], SearchService>();
 /** One search service per database (the area's parts share its indexer). */
 function serviceOf(deps: AreaDeps): SearchService {
@@ -23,6 +26,14 @@ export const searchArea: Area = {
     const service = serviceOf(deps);
     operations.register(REINDEX_SEARCH, service.reindexHandler);
     operations.runAlongside(service.drainer);
+  },
+  // Follows events: a committed write of what the site indexes wakes this process's drainer at once
+  // (triggers already queued the source in the write's transaction; the drainer otherwise polls).
+  events(events, deps) {
+    const service = serviceOf(deps);
+    events.afterEventCommitted((committed) => {
+      if (committed.some((event) => event.websiteId && INDEXED_COLLECTIONS.has(event.collection))) service.wake();
+    });
   },
   site: (deps) => searchSite(deps, serviceOf(deps)),
 };

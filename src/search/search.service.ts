@@ -81,6 +81,8 @@ export interface SearchService {
   drainOnce(): Promise<boolean>;
   /** The drainer, started and stopped with the Operations worker. */
   drainer: CompanionWorker;
+  /** Nudges this process's drainer to look for queued sources now instead of at its next poll. */
+  wake(): void;
   reindexHandler: OperationHandler;
 }
 
@@ -88,6 +90,7 @@ export function createSearchService(deps: AreaDeps): SearchService {
   const { database, logger } = deps;
   const { dialect } = database;
   const indexer = createIndexer(deps);
+  const wakeup = new Wakeup();
 
   async function drainOnce(): Promise<boolean> {
     const claimed = await claimPending(database.db, dialect, Date.now(), DRAIN_LEASE_MS, BATCH);
@@ -114,6 +117,7 @@ export function createSearchService(deps: AreaDeps): SearchService {
   return {
     indexer,
     drainOnce,
+    wake: () => wakeup.wake(),
     async search(ctx, view, text, page) {
       const rows = await dialect
         .fullTextSearch({ text, config: textSearchConfig(view.locale), websiteId: ctx.website.id, viewId: view.id, now: ctx.now, limit: page.limit + 1, offset: page.offset })
@@ -134,7 +138,7 @@ export function createSearchService(deps: AreaDeps): SearchService {
           concurrency: 1,
           pollMs: opts.pollMs ?? 500,
           runOne: drainOnce,
-          wakeup: new Wakeup(),
+          wakeup,
           channel: 'search_pending',
           database,
           logger,

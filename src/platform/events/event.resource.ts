@@ -32,6 +32,7 @@ const fields: Record<string, FieldDecl> = {
     description: 'When the change was committed (its write\'s clock). Lists are newest first; filter ranges such as `occur_time > "2026-11-01T00:00:00Z"`.',
     behavior: ['OUTPUT_ONLY'],
     column: 'create_time',
+    notNull: true,
   },
   actor: {
     type: 'object',

@@ -29,6 +29,20 @@ import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
 import { newId } from '../resource/ids.js';
 
+let sequence = 0;
+/**
+ * An event id: `newId`'s 10 time characters, then a per-process sequence (4 characters) and 6 random
+ * ones, so the events one write records in the same millisecond (`.updated`, then its transitions)
+ * list in the order they were recorded (ids break ties of `occur_time`).
+ */
+function eventId(time: number): string {
+  sequence = (sequence + 1) % 32 ** 4;
+  const id = newId(time);
+  let seq = '';
+  for (let n = sequence, i = 0; i < 4; i++, n = Math.floor(n / 32)) seq = '0123456789abcdefghjkmnpqrstvwxyz'[n % 32] + seq;
+  return id.slice(0, 10) + seq + id.slice(14);
+}
+
 /** Events are kept this long, then deleted by the worker's housekeeping (docs/api.md, Events). */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600_000;
 
@@ -143,7 +157,7 @@ export function createEvents(deps: { database: Database; logger: FastifyBaseLogg
     enabled,
     async record(trx, input, afterCommit) {
       const occurTime = input.occurTime ?? Date.now();
-      const event: PlatformEvent = { ...input, websiteId: input.websiteId ?? null, previous: input.previous ?? null, occurTime, id: newId(occurTime) };
+      const event: PlatformEvent = { ...input, websiteId: input.websiteId ?? null, previous: input.previous ?? null, occurTime, id: eventId(occurTime) };
       if (!enabled) return event;
       const row: Record<string, unknown> = {
         id: event.id,
@@ -191,9 +205,12 @@ export function createEvents(deps: { database: Database; logger: FastifyBaseLogg
       return [...types.values()].sort((a, b) => a.type.localeCompare(b.type));
     },
     async purgeExpired(now) {
+      // Ids begin with their occurrence time (`eventId`), so the primary key's range finds old events
+      // without an index of its own (every index of the tables leads with the scope column).
+      const before = newId(now - EVENT_RETENTION_MS).slice(0, 10);
       let deleted = 0;
       for (const table of ['events', 'account_events']) {
-        const result = await deps.database.db.deleteFrom(table).where('create_time', '<', now - EVENT_RETENTION_MS).executeTakeFirst();
+        const result = await deps.database.db.deleteFrom(table).where('id', '<', before).executeTakeFirst();
         deleted += Number(result.numDeletedRows ?? 0);
       }
       return deleted;
