@@ -18,7 +18,7 @@ import { useCurrentWebsite } from '../../lib/layout/WebsiteShell';
 import { listAll } from '../../lib/list-all';
 import { useRights } from '../../lib/rights';
 import { useApi } from '../../lib/session';
-import { MediaSelect } from './MediaSelect';
+import { MediaField } from '../media';
 
 type Theme = Schemas['Theme'];
 type Definition = NonNullable<Theme['variable_definitions']>[number];
@@ -215,8 +215,10 @@ export function ThemeScreen() {
                   <Accordion.Control>Logo, favicon, menu and footer</Accordion.Control>
                   <Accordion.Panel>
                     <Stack gap="sm">
-                      <MediaSelect label="Logo" value={refs.logo_media_id} onChange={(v) => setRefEdits((r) => ({ ...r, logo_media_id: v }))} disabled={!canWrite} error={fieldErrors.logo_media_id} />
-                      <MediaSelect label="Favicon" value={refs.favicon_media_id} onChange={(v) => setRefEdits((r) => ({ ...r, favicon_media_id: v }))} disabled={!canWrite} error={fieldErrors.favicon_media_id} />
+                      <MediaField websiteId={websiteId} label="Logo" value={refs.logo_media_id} onChange={(v) => setRefEdits((r) => ({ ...r, logo_media_id: v }))} readOnly={!canWrite} />
+                      {fieldErrors.logo_media_id && <Text size="sm" c="red.9">{fieldErrors.logo_media_id}</Text>}
+                      <MediaField websiteId={websiteId} label="Favicon" value={refs.favicon_media_id} onChange={(v) => setRefEdits((r) => ({ ...r, favicon_media_id: v }))} readOnly={!canWrite} />
+                      {fieldErrors.favicon_media_id && <Text size="sm" c="red.9">{fieldErrors.favicon_media_id}</Text>}
                       <Select
                         label="Main menu"
                         placeholder="None"
