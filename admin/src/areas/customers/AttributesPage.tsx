@@ -149,7 +149,7 @@ function AttributeEditor({ websiteId, attribute, sections, onClose }: { websiteI
   const keyProblem = isNew && v.key && !KEY_PATTERN.test(v.key) ? 'A lowercase letter, then up to 63 lowercase letters, digits or underscores.' : undefined;
 
   return (
-    <Modal opened onClose={onClose} title={isNew ? 'New attribute' : `Attribute ${attribute.display_name}`} size="lg">
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={isNew ? 'New attribute' : `Attribute ${attribute.display_name}`} size="lg">
       <form
         onSubmit={(e) => {
           e.preventDefault();

@@ -26,6 +26,9 @@ export function CustomerPage() {
   return <CustomerForm key={customer.data.etag} customer={customer.data} />;
 }
 
+// The customer last saved here: the form remounts with the saved etag and still says so.
+let justSaved: string | undefined;
+
 function CustomerForm({ customer }: { customer: Customer }) {
   const api = useApi();
   const qc = useQueryClient();
@@ -34,14 +37,19 @@ function CustomerForm({ customer }: { customer: Customer }) {
   const groups = useGroups(websiteId);
   const attributes = useAttributes(websiteId);
   const sections = useSections(websiteId);
-  const [values, setValues] = useState({
+  const [values, setValuesState] = useState({
     display_name: customer.display_name ?? '',
     is_active: customer.is_active ?? true,
     tags: customer.tags ?? [],
     manual_group_ids: customer.manual_group_ids ?? [],
     attributes: (customer.attributes ?? {}) as Record<string, AttributeValue>,
   });
-  const [saved, setSaved] = useState(false);
+  const [saved, setSaved] = useState(() => justSaved === customer.id);
+  const setValues = (next: typeof values) => {
+    setValuesState(next);
+    setSaved(false);
+    justSaved = undefined;
+  };
   const save = useMutation({
     mutationFn: () =>
       data(
@@ -51,9 +59,10 @@ function CustomerForm({ customer }: { customer: Customer }) {
         }),
       ),
     onSuccess: async (c) => {
+      justSaved = c.id;
+      setSaved(true);
       qc.setQueryData(customerKeys.one(websiteId, customer.id), c);
       await qc.invalidateQueries({ queryKey: customerKeys.list(websiteId) });
-      setSaved(true);
     },
   });
   const remove = useMutation({
@@ -98,7 +107,6 @@ function CustomerForm({ customer }: { customer: Customer }) {
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          setSaved(false);
           save.mutate();
         }}
         noValidate

@@ -136,7 +136,7 @@ function NewCustomer({ websiteId, onClose }: { websiteId: string; onClose: () =>
     onError: (err) => applyFieldErrors(form, err, ['email', 'password', 'display_name']),
   });
   return (
-    <Modal opened onClose={onClose} title="New customer">
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title="New customer">
       <form onSubmit={form.onSubmit((v) => create.mutate(v))} noValidate>
         <Stack>
           <TextInput label="Email" type="email" required {...form.getInputProps('email')} />

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { Alert, Button, Group, Loader, NumberInput, SegmentedControl, SimpleGrid, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -37,13 +37,21 @@ export function GroupPage() {
   );
 }
 
+// What the last save here said: the form remounts with the saved etag (or the new group's URL) and still says it.
+let justSaved: { id: string; note: string } | undefined;
+
 function GroupForm({ group }: { group?: CustomerGroup }) {
   const api = useApi();
   const qc = useQueryClient();
   const navigate = useNavigate();
   const { websiteId, canWrite } = useCustomerSite();
-  const [v, setV] = useState({ display_name: group?.display_name ?? '', description: group?.description ?? '', type: group?.type ?? 'DYNAMIC', rule: group?.rule ?? '', priority: group?.priority ?? 0 });
-  const set = (patch: Partial<typeof v>) => setV({ ...v, ...patch });
+  const [v, setVState] = useState({ display_name: group?.display_name ?? '', description: group?.description ?? '', type: group?.type ?? 'DYNAMIC', rule: group?.rule ?? '', priority: group?.priority ?? 0 });
+  const [savedNote, setSavedNote] = useState(() => (group && justSaved?.id === group.id ? justSaved.note : undefined));
+  const set = (patch: Partial<typeof v>) => {
+    setVState({ ...v, ...patch });
+    setSavedNote(undefined);
+    justSaved = undefined;
+  };
   const [rule] = useDebouncedValue(v.rule, 350);
   const dynamic = v.type === 'DYNAMIC';
   const path = { website_id: websiteId };
@@ -66,8 +74,6 @@ function GroupForm({ group }: { group?: CustomerGroup }) {
     },
   });
   const verdict = !dynamic ? undefined : rule.trim() === '' ? ruleVerdict('', undefined) : check.data?.verdict;
-  const [savedNote, setSavedNote] = useState<string>();
-  useEffect(() => setSavedNote(undefined), [v]);
 
   const save = useMutation({
     mutationFn: async () => {
@@ -78,7 +84,9 @@ function GroupForm({ group }: { group?: CustomerGroup }) {
       return saved;
     },
     onSuccess: async (saved) => {
-      setSavedNote(saved.operation && dynamic ? 'Saved. Members follow the rule in a moment.' : 'Saved.');
+      const note = saved.operation && dynamic ? 'Saved. Members follow the rule in a moment.' : 'Saved.';
+      justSaved = { id: saved.id, note };
+      setSavedNote(note);
       await qc.invalidateQueries({ queryKey: customerKeys.groups(websiteId) });
       if (!group) await navigate({ to: '/w/$websiteId/r/customer_groups/$groupId', params: { websiteId, groupId: saved.id }, replace: true });
       if (saved.operation) {
@@ -165,7 +173,7 @@ function GroupForm({ group }: { group?: CustomerGroup }) {
                 </Group>
               )}
               {v.rule === rule && !check.isFetching && verdict?.state === 'valid' && (
-                <Text size="sm" c="green.9" fw={500}>
+                <Text size="sm" fw={600}>
                   Valid rule: matches {check.data?.count === 1 ? '1 customer' : `${check.data?.count ?? 0} customers`} now.
                 </Text>
               )}

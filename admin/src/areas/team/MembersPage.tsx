@@ -116,7 +116,7 @@ function EditMember({ accountId, member, roles, websites, onClose }: { accountId
   });
   const guard = guardOf(save.error, 'member');
   return (
-    <Modal opened onClose={onClose} title={`Role and websites of ${member.display_name || member.email}`}>
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={`Role and websites of ${member.display_name || member.email}`}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -166,7 +166,7 @@ function RemoveMember({ accountId, member, onClose }: { accountId: string; membe
   });
   const guard = guardOf(remove.error, 'remove');
   return (
-    <Modal opened onClose={onClose} title={`Remove ${member.display_name || member.email}?`}>
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={`Remove ${member.display_name || member.email}?`}>
       <Stack>
         <Text>They lose access to this account at once. What they wrote stays.</Text>
         {guard ? (
