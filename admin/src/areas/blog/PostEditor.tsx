@@ -51,7 +51,7 @@ export interface PostSearch {
   tab?: string;
 }
 
-export const stateColor = (state: string | undefined) => (state === 'PUBLISHED' ? 'green.9' : state === 'SCHEDULED' ? 'blue.9' : 'gray.7');
+export const stateColor = (state: string | undefined) => (state === 'PUBLISHED' ? '#1e6b34' : state === 'SCHEDULED' ? 'blue.9' : 'gray.7');
 export const stateLabel = (state: string | undefined) => (state === 'PUBLISHED' ? 'Published' : state === 'SCHEDULED' ? 'Scheduled' : 'Draft');
 
 export function PostEditor({ websiteId, id, search }: { websiteId: string; id: string; search: PostSearch }) {
@@ -171,7 +171,7 @@ export function PostEditor({ websiteId, id, search }: { websiteId: string; id: s
               </Badge>
             )}
             {doc.dirty && (
-              <Badge variant="outline" color="orange.9">
+              <Badge variant="outline" color="#8a3c00">
                 Unsaved changes
               </Badge>
             )}
@@ -250,7 +250,7 @@ export function PostEditor({ websiteId, id, search }: { websiteId: string; id: s
                         websiteId={websiteId}
                       />
                       {errors.content && (
-                        <Text size="sm" c="red.8">
+                        <Text size="sm" c="red.9">
                           {errors.content}
                         </Text>
                       )}

@@ -122,7 +122,7 @@ export function PublishPanel({
               </Text>
             )}
             {errors.publish_time && (
-              <Text size="sm" c="red.8" role="alert">
+              <Text size="sm" c="red.9" role="alert">
                 {errors.publish_time}
               </Text>
             )}

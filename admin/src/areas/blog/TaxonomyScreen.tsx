@@ -78,7 +78,7 @@ export function TaxonomyScreen({ kind, websiteId }: { kind: Kind; websiteId: str
           </Table.Tbody>
         </Table>
       )}
-      <Modal opened={!!editing} onClose={() => setEditing(undefined)} title={editing === 'new' ? `New ${c.noun}` : `Edit ${c.noun}`}>
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={!!editing} onClose={() => setEditing(undefined)} title={editing === 'new' ? `New ${c.noun}` : `Edit ${c.noun}`}>
         {editing && <TaxonomyForm kind={kind} websiteId={websiteId} item={editing === 'new' ? undefined : editing} onDone={() => setEditing(undefined)} />}
       </Modal>
     </Stack>

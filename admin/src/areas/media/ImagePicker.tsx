@@ -21,11 +21,13 @@ interface PickerProps {
   onClose(): void;
   onPick(media: Media): void;
   title?: string;
+  /** false: the caller puts focus back itself (the rich-text editor, into its text). */
+  returnFocus?: boolean;
 }
 
-export function ImagePicker({ websiteId, opened, onClose, onPick, title = 'Choose an image' }: PickerProps) {
+export function ImagePicker({ websiteId, opened, onClose, onPick, title = 'Choose an image', returnFocus = true }: PickerProps) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title} size="xl">
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title={title} size="xl" returnFocus={returnFocus}>
       {opened && <PickerBody websiteId={websiteId} onPick={onPick} />}
     </Modal>
   );

@@ -29,6 +29,7 @@ import {
   Textarea,
   Title,
   UnstyledButton,
+  VisuallyHidden,
 } from '@mantine/core';
 import { useDebouncedCallback } from '@mantine/hooks';
 import { useInfiniteQuery, useQuery, useQueryClient } from '@tanstack/react-query';
@@ -203,7 +204,6 @@ export function MediaLibrary({ websiteId, search }: { websiteId: string; search:
                     <Box role="listitem" key={m.id}>
                       <UnstyledButton
                         onClick={() => setSelected(m)}
-                        aria-label={`Details of ${m.original_filename ?? m.filename}`}
                         style={{ display: 'block', width: '100%', border: '1px solid var(--mantine-color-gray-4)', borderRadius: 6, padding: 6 }}
                       >
                         {m.is_image ? (
@@ -214,10 +214,11 @@ export function MediaLibrary({ websiteId, search }: { websiteId: string; search:
                           </Box>
                         )}
                         <Text size="xs" truncate mt={4}>
+                          <VisuallyHidden>Details of </VisuallyHidden>
                           {m.original_filename ?? m.filename}
                         </Text>
                         {m.is_image && !m.alt_text && (
-                          <Badge size="xs" color="orange.9" variant="filled">
+                          <Badge size="xs" color="#8a3c00" variant="filled">
                             No alt text
                           </Badge>
                         )}
@@ -261,7 +262,7 @@ export function MediaLibrary({ websiteId, search }: { websiteId: string; search:
           </Stack>
         </Grid.Col>
       </Grid>
-      <Drawer opened={!!selected} onClose={() => setSelected(undefined)} position="right" size="lg" title="File details">
+      <Drawer closeButtonProps={{ 'aria-label': 'Close' }} opened={!!selected} onClose={() => setSelected(undefined)} position="right" size="lg" title="File details">
         {selected && (
           <MediaDetails
             key={selected.id}
@@ -302,7 +303,7 @@ function UploadList({ rows, onClear }: { rows: UploadRow[]; onClear(): void }) {
               <Text size="sm" truncate style={{ flex: 1 }}>
                 {r.name} <Text span size="xs">({formatBytes(r.size)})</Text>
               </Text>
-              <Text size="sm" fw={600} c={r.state === 'refused' ? 'red.9' : r.state === 'done' ? 'green.9' : undefined}>
+              <Text size="sm" fw={600} c={r.state === 'refused' ? 'red.9' : r.state === 'done' ? '#1e6b34' : undefined}>
                 {r.state === 'uploading' ? `${Math.round(r.progress * 100)}%` : r.state === 'done' ? 'Uploaded' : 'Refused'}
               </Text>
             </Group>
@@ -573,14 +574,19 @@ function FolderDialog({
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
   const [lastDialog, setLastDialog] = useState(dialog);
+  // While the modal closes (animated), it keeps showing the dialog it had.
+  const [shown, setShown] = useState(dialog);
   if (dialog !== lastDialog) {
     setLastDialog(dialog);
-    setName(dialog?.mode === 'rename' ? (dialog.folder?.display_name ?? '') : '');
-    setTarget(dialog?.folder?.parent_id ?? '');
-    setAfter('');
-    setError(undefined);
+    if (dialog) {
+      setShown(dialog);
+      setName(dialog.mode === 'rename' ? (dialog.folder?.display_name ?? '') : '');
+      setTarget(dialog.folder?.parent_id ?? '');
+      setAfter('');
+      setError(undefined);
+    }
   }
-  const folder = dialog?.folder;
+  const folder = shown?.folder;
   // A folder cannot move into itself or below itself.
   const targets = folders.filter((f) => !folder || !String(f.path).split('/').includes(folder.id));
   const siblings = folders.filter((f) => (f.parent_id ?? '') === target && f.id !== folder?.id);
@@ -600,15 +606,15 @@ function FolderDialog({
   };
   const errors = fieldErrorsOf(error);
   return (
-    <Modal opened={!!dialog} onClose={onClose} title={dialog?.mode === 'new' ? 'New folder' : dialog?.mode === 'rename' ? 'Rename folder' : `Move “${folder?.display_name}”`}>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={!!dialog} onClose={onClose} title={shown?.mode === 'new' ? 'New folder' : shown?.mode === 'rename' ? 'Rename folder' : `Move “${folder?.display_name}”`}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (dialog?.mode === 'new')
+          if (shown?.mode === 'new')
             void run(() => data(api.POST('/tenant-api/v1/websites/{website_id}/media_folders', { params: { path }, body: { display_name: name, ...(parent ? { parent_id: parent.id } : {}) } as never })));
-          else if (dialog?.mode === 'rename' && folder)
+          else if (shown?.mode === 'rename' && folder)
             void run(() => data(api.PATCH('/tenant-api/v1/websites/{website_id}/media_folders/{media_folder_id}', { params: { path: { ...path, media_folder_id: folder.id } }, body: { display_name: name } as never })));
-          else if (dialog?.mode === 'move' && folder)
+          else if (shown?.mode === 'move' && folder)
             void run(() =>
               data(
                 api.POST('/tenant-api/v1/websites/{website_id}/media_folders/{media_folder_id}:move', {
@@ -620,9 +626,9 @@ function FolderDialog({
         }}
       >
         <Stack>
-          {dialog?.mode !== 'move' && <TextInput label="Folder name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.display_name} required data-autofocus />}
-          {dialog?.mode === 'new' && <Text size="sm">{parent ? `Inside “${parent.display_name}”.` : 'At the top level.'}</Text>}
-          {dialog?.mode === 'move' && (
+          {shown?.mode !== 'move' && <TextInput label="Folder name" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.display_name} required data-autofocus />}
+          {shown?.mode === 'new' && <Text size="sm">{parent ? `Inside “${parent.display_name}”.` : 'At the top level.'}</Text>}
+          {shown?.mode === 'move' && (
             <>
               <Select
                 label="Move into"
@@ -645,7 +651,7 @@ function FolderDialog({
           )}
           <ApiErrorAlert error={Object.keys(errors).length ? undefined : error} />
           <Group justify="space-between">
-            {dialog?.mode === 'rename' && folder ? (
+            {shown?.mode === 'rename' && folder ? (
               <Button
                 color="red"
                 variant="outline"
@@ -662,7 +668,7 @@ function FolderDialog({
               <span />
             )}
             <Button type="submit" loading={busy}>
-              {dialog?.mode === 'new' ? 'Create folder' : dialog?.mode === 'rename' ? 'Rename' : 'Move'}
+              {shown?.mode === 'new' ? 'Create folder' : shown?.mode === 'rename' ? 'Rename' : 'Move'}
             </Button>
           </Group>
         </Stack>

@@ -96,6 +96,8 @@ export function ContentEditor({ kind, websiteId, id, search }: { kind: ContentKi
     void navigate({ to: '.', search: ((prev: EditorSearch) => ({ ...prev, ...next })) as never, replace: true });
   const errors = fieldErrorsOf(doc.error);
   const urlKey = String(baseDoc.values.url_key ?? '');
+  // The home page keeps its key whatever its title says.
+  const isHome = baseDoc.base?.values.url_key === 'home';
   const previewView = view ?? views.data?.find((v) => v.is_default);
   const livePath = urlKey === 'home' ? '' : urlKey;
   const liveUrl = isPage && item.data.is_active ? siteUrl(website.data?.website_url, previewView, livePath) : undefined;
@@ -150,7 +152,7 @@ export function ContentEditor({ kind, websiteId, id, search }: { kind: ContentKi
         websiteId={websiteId}
       />
       {errors.content && (
-        <Text size="sm" c="red.8">
+        <Text size="sm" c="red.9">
           {errors.content}
         </Text>
       )}
@@ -166,11 +168,11 @@ export function ContentEditor({ kind, websiteId, id, search }: { kind: ContentKi
           </AnchorLink>
           <Title order={1}>{title || 'Untitled'}</Title>
           <Group gap="xs">
-            <Badge color={item.data.is_active ? 'green.9' : 'gray.7'} variant="filled">
+            <Badge color={item.data.is_active ? '#1e6b34' : 'gray.7'} variant="filled">
               {item.data.is_active ? 'Active' : 'Inactive'}
             </Badge>
             {inView && <Badge variant="filled" color="violet.9">Editing {view!.display_name} only</Badge>}
-            {doc.dirty && <Badge variant="outline" color="orange.9">Unsaved changes</Badge>}
+            {doc.dirty && <Badge variant="outline" color="#8a3c00">Unsaved changes</Badge>}
           </Group>
         </Stack>
         <Group>
@@ -218,7 +220,7 @@ export function ContentEditor({ kind, websiteId, id, search }: { kind: ContentKi
                         // The URL key follows the title until the person types one.
                         if (!inView && isPage && keyFollowsTitle(urlKey, title)) {
                           const derived = urlKeyFromTitle(next);
-                          if (derived && urlKey !== 'home') doc.set('url_key', derived);
+                          if (derived && !isHome) doc.set('url_key', derived);
                         }
                       }}
                     />
@@ -229,7 +231,7 @@ export function ContentEditor({ kind, websiteId, id, search }: { kind: ContentKi
               </Grid.Col>
               <Grid.Col span={{ base: 12, lg: 4 }}>
                 <Stack>
-                  {!inView && isPage && <UrlKeyField doc={doc} title={title} error={errors.url_key} readOnly={!canWrite} url={siteUrl(website.data?.website_url, previewView, livePath)} />}
+                  {!inView && isPage && <UrlKeyField doc={doc} title={title} isHome={isHome} error={errors.url_key} readOnly={!canWrite} url={siteUrl(website.data?.website_url, previewView, livePath)} />}
                   {!inView && !isPage && text('identifier', { description: 'Place the block with <div data-block="identifier">; changing it breaks existing placements.' })}
                   {!inView && (
                     <Paper withBorder p="sm">
@@ -325,7 +327,7 @@ export function ContentEditor({ kind, websiteId, id, search }: { kind: ContentKi
 const valueIn = (doc: ContentDoc, inherited: Values | undefined, field: string) =>
   ((doc.values.overridden as string[] | undefined) ?? []).includes(field) ? doc.values[field] : inherited?.[field];
 
-function UrlKeyField({ doc, title, error, readOnly, url }: { doc: ContentDoc; title: string; error?: string; readOnly: boolean; url: string | undefined }) {
+function UrlKeyField({ doc, title, isHome, error, readOnly, url }: { doc: ContentDoc; title: string; isHome: boolean; error?: string; readOnly: boolean; url: string | undefined }) {
   const key = String(doc.values.url_key ?? '');
   const follows = keyFollowsTitle(key, title);
   const problem = urlKeyProblem(key);
@@ -339,7 +341,7 @@ function UrlKeyField({ doc, title, error, readOnly, url }: { doc: ContentDoc; ti
         error={error ?? problem}
         readOnly={readOnly}
       />
-      {!readOnly && !follows && urlKeyFromTitle(title) && key !== 'home' && (
+      {!readOnly && !follows && urlKeyFromTitle(title) && !isHome && (
         <Button size="compact-xs" variant="subtle" onClick={() => doc.set('url_key', urlKeyFromTitle(title))} style={{ alignSelf: 'flex-start' }}>
           Derive from the title ({urlKeyFromTitle(title)})
         </Button>

@@ -126,7 +126,7 @@ export function ContentList({ kind, websiteId, search }: { kind: ContentKind; we
                   </Table.Td>
                   <Table.Td>{String(isPage ? r.url_key : r.identifier)}</Table.Td>
                   <Table.Td>
-                    <Badge color={r.is_active ? 'green.9' : 'gray.7'} variant="filled">
+                    <Badge color={r.is_active ? '#1e6b34' : 'gray.7'} variant="filled">
                       {r.is_active ? 'Active' : 'Inactive'}
                     </Badge>
                   </Table.Td>
@@ -180,7 +180,7 @@ function NewContentModal({ kind, websiteId, opened, onClose }: { kind: ContentKi
     }
   };
   return (
-    <Modal opened={opened} onClose={onClose} title={`New ${kind.noun}`}>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title={`New ${kind.noun}`}>
       <form
         onSubmit={(e) => {
           e.preventDefault();

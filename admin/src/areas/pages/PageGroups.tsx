@@ -61,7 +61,7 @@ export function PageGroups({ websiteId, pageId, canWrite }: { websiteId: string;
                 <Table.Td>{v.customer_group_ids.map(groupName).join(', ')}</Table.Td>
                 <Table.Td>{v.title ?? '(the page’s)'}</Table.Td>
                 <Table.Td>
-                  <Badge color={v.is_active ? 'green.9' : 'gray.7'} variant="filled">
+                  <Badge color={v.is_active ? '#1e6b34' : 'gray.7'} variant="filled">
                     {v.is_active ? 'Active' : 'Inactive'}
                   </Badge>
                 </Table.Td>
@@ -77,7 +77,7 @@ export function PageGroups({ websiteId, pageId, canWrite }: { websiteId: string;
           </Table.Tbody>
         </Table>
       )}
-      <Modal opened={!!editing} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'New customer-group version' : 'Customer-group version'} size="xl">
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={!!editing} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'New customer-group version' : 'Customer-group version'} size="xl">
         {editing && (
           <VersionForm
             websiteId={websiteId}

@@ -1,6 +1,6 @@
 /** What the editors show about saving: a conflict with the differences and the choice, a failed save, a draft kept in this browser. */
 import { Alert, Button, Group, Stack, Text } from '@mantine/core';
-import { ApiErrorAlert } from '../../../lib/errors';
+import { ApiErrorAlert, fieldErrorsOf } from '../../../lib/errors';
 import { DiffView } from './DiffView';
 import { changedFields } from './diff-view';
 import type { ContentDoc } from './use-content-doc';
@@ -59,7 +59,19 @@ export function DocStatus({ doc, labels, richText }: { doc: ContentDoc; labels: 
         </Alert>
       )}
       <ConflictPanel doc={doc} labels={labels} richText={richText} />
-      <ApiErrorAlert error={doc.error} title="Not saved — your text is still here" />
+      {onFields(doc.error, labels) ? (
+        <Alert color="red" role="alert" title="Not saved — your text is still here">
+          Correct the fields marked below, then save again.
+        </Alert>
+      ) : (
+        <ApiErrorAlert error={doc.error} title="Not saved — your text is still here" />
+      )}
     </Stack>
   );
+}
+
+/** Whether every violation of a failed save names a field the editor shows (then the fields say it, not an alert). */
+function onFields(error: unknown, labels: Record<string, string>): boolean {
+  const fields = Object.keys(fieldErrorsOf(error));
+  return fields.length > 0 && fields.every((f) => f in labels);
 }

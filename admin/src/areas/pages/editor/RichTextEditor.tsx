@@ -100,9 +100,8 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
   const b = (name: string, text: string, active: boolean, run: () => void) => (
     <Tooltip label={name} withArrow openDelay={400}>
       <ActionIcon variant={active ? 'filled' : 'default'} size="lg" aria-label={name} aria-pressed={active} onClick={run}>
-        <span aria-hidden style={{ fontSize: 13, fontWeight: 700 }}>
-          {text}
-        </span>
+        {/* The glyph is drawn by CSS, so the button's only text is its name (axe: label-content-name-mismatch). */}
+        <span aria-hidden className={classes.glyph} data-glyph={text} />
       </ActionIcon>
     </Tooltip>
   );
@@ -125,7 +124,10 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
       <LinkDialog
         opened={linkOpen}
         initial={(editor.getAttributes('link').href as string | undefined) ?? ''}
-        onClose={() => setLinkOpen(false)}
+        onClose={() => {
+          setLinkOpen(false);
+          editor.commands.focus();
+        }}
         onSubmit={(href) => {
           setLinkOpen(false);
           if (!href) chain().extendMarkRange('link').unsetLink().run();
@@ -135,8 +137,12 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
       />
       <ImagePicker
         websiteId={websiteId}
+        returnFocus={false}
         opened={imageOpen}
-        onClose={() => setImageOpen(false)}
+        onClose={() => {
+          setImageOpen(false);
+          editor.commands.focus();
+        }}
         onPick={(media) => {
           setImageOpen(false);
           if (media.url) chain().setImage({ src: media.url, alt: media.alt_text ?? '' }).run();
@@ -145,7 +151,10 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
       <BlockDialog
         websiteId={websiteId}
         opened={blockOpen}
-        onClose={() => setBlockOpen(false)}
+        onClose={() => {
+          setBlockOpen(false);
+          editor.commands.focus();
+        }}
         onPick={(identifier) => {
           setBlockOpen(false);
           chain().insertContent({ type: 'blockEmbed', attrs: { identifier } }).run();
@@ -162,7 +171,7 @@ function LinkDialog({ opened, initial, onClose, onSubmit }: { opened: boolean; i
   }, [opened, initial]);
   const problem = href && !/^(https?:\/\/|mailto:|tel:|\/|#)/.test(href) ? 'Start with https://, http://, mailto:, tel: or / (a page of this site).' : undefined;
   return (
-    <Modal opened={opened} onClose={onClose} title="Link">
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title="Link" returnFocus={false}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -192,7 +201,7 @@ function BlockDialog({ websiteId, opened, onClose, onPick }: { websiteId: string
   });
   const [chosen, setChosen] = useState<string | null>(null);
   return (
-    <Modal opened={opened} onClose={onClose} title="Embed a block">
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title="Embed a block" returnFocus={false}>
       <Stack>
         <Text size="sm">The block shows where you place it, as it is in each view (its own changes follow everywhere it is embedded).</Text>
         <Select

@@ -52,7 +52,7 @@ export function ConfirmDelete({ what, onConfirm, label = 'Delete' }: { what: str
       <Button color="red" variant="outline" onClick={() => setOpen(true)}>
         {label}
       </Button>
-      <Modal opened={open} onClose={() => setOpen(false)} title={`Delete ${what}?`}>
+      <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={open} onClose={() => setOpen(false)} title={`Delete ${what}?`}>
         <Stack>
           <Text>This cannot be undone.</Text>
           <ApiErrorAlert error={error} />

@@ -12,6 +12,7 @@ export interface ContentKind {
   section: string;
   item: keyof TenantPaths;
   overlay: keyof TenantPaths;
+  overlays: keyof TenantPaths;
   resolve: keyof TenantPaths;
   /** Fields a view may override (the overlay's `overridden` names). */
   overridable: readonly string[];
@@ -26,6 +27,7 @@ export const PAGE_KIND: ContentKind = {
   section: 'website.content',
   item: '/tenant-api/v1/websites/{website_id}/cms_pages/{cms_page_id}',
   overlay: '/tenant-api/v1/websites/{website_id}/cms_pages/{cms_page_id}/views/{view_id}',
+  overlays: '/tenant-api/v1/websites/{website_id}/cms_pages/{cms_page_id}/views',
   resolve: '/tenant-api/v1/websites/{website_id}/cms_pages/{cms_page_id}:resolve',
   overridable: ['title', 'content_heading', 'content', 'meta_title', 'meta_description', 'meta_keywords'],
   richText: ['content'],
@@ -50,6 +52,7 @@ export const BLOCK_KIND: ContentKind = {
   section: 'website.content',
   item: '/tenant-api/v1/websites/{website_id}/cms_blocks/{cms_block_id}',
   overlay: '/tenant-api/v1/websites/{website_id}/cms_blocks/{cms_block_id}/views/{view_id}',
+  overlays: '/tenant-api/v1/websites/{website_id}/cms_blocks/{cms_block_id}/views',
   resolve: '/tenant-api/v1/websites/{website_id}/cms_blocks/{cms_block_id}:resolve',
   overridable: ['title', 'content'],
   richText: ['content'],
@@ -63,6 +66,7 @@ export const POST_KIND: ContentKind = {
   section: 'website.blog',
   item: '/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}',
   overlay: '/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/views/{view_id}',
+  overlays: '/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}/views',
   resolve: '/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}:resolve',
   overridable: ['title', 'custom_excerpt', 'content', 'feature_image_alt', 'meta_title', 'meta_description', 'og_title', 'og_description'],
   richText: ['content', 'custom_excerpt'],

@@ -6,7 +6,7 @@
 import type { ReactNode } from 'react';
 import { Badge, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { ApiError, data, type Schemas } from '@siteplatform/sdk';
+import { data, type Schemas } from '@siteplatform/sdk';
 import { useApi } from '../../../lib/session';
 import { rest } from './rest';
 import type { ContentKind } from './kinds';
@@ -56,15 +56,12 @@ export function useOverlayEditing(opts: { kind: ContentKind; websiteId: string; 
   const overlay = useQuery({
     queryKey: [kind.collection, websiteId, id, 'overlay', view?.id],
     enabled: !!view,
+    // The page's overlays listed (one per view at most), not the view's read: a view without an
+    // overlay yet is the normal case, not a failed (404) request.
     queryFn: async (): Promise<Version> => {
-      try {
-        const o = await rest<Values & { etag: string }>(api, 'GET', kind.overlay, { path });
-        return { etag: o.etag, values: o };
-      } catch (err) {
-        // No overlay yet: the view inherits every field.
-        if (ApiError.is(err, 'NOT_FOUND')) return { etag: undefined, values: { overridden: [] } };
-        throw err;
-      }
+      const list = await rest<{ views?: (Values & { id: string; etag: string })[] }>(api, 'GET', kind.overlays, { path, query: { page_size: 100 } });
+      const o = list.views?.find((v) => v.id === view!.id);
+      return o ? { etag: o.etag, values: o } : { etag: undefined, values: { overridden: [] } };
     },
   });
   const fallbackId = view?.fallback_view_id;
@@ -139,7 +136,7 @@ export function OverridableField({
             size="compact-xs"
             variant="subtle"
             onClick={() => doc.set('overridden', ((doc.values.overridden as string[]) ?? []).filter((f) => f !== field))}
-            aria-label={`Reset ${label.toLowerCase()} to inherited`}
+            aria-label={`Reset to inherited: ${label}`}
           >
             Reset to inherited
           </Button>
