@@ -98,6 +98,9 @@ describe('AI and billing screens', { timeout: 180_000 }, () => {
     await a.expectAccessible(page, 'new agent');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await page.getByRole('heading', { level: 1, name: 'Note writer' }).waitFor();
+    // Platform key only: the own OpenAI key (priority 200) is not among the connections it uses.
+    await page.getByText(/^1\. Platform \(openai\) — platform key/).waitFor();
+    expect(await page.getByText(/own key …0042/).count()).toBe(0);
     await a.expectAccessible(page, 'agent');
 
     // gpt-5: 1000 × $1.25/M + 2000 × $10/M = $0.02125. A slow answer: the run is seen running.

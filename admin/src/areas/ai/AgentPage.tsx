@@ -131,6 +131,48 @@ function RunPanel({ agent, accountId }: { agent: Agent; accountId: string }) {
   );
 }
 
+/**
+ * Which of the account's connections this agent's runs would use, in the order they are tried:
+ * enabled, of the model's provider, allowed by `connection_mode`, lowest priority first.
+ */
+function AgentConnections({ agent, accountId, provider }: { agent: Agent; accountId: string; provider?: string }) {
+  const api = useApi();
+  const connections = useQuery({
+    queryKey: ['ai_connections', accountId, 'all'],
+    queryFn: () => data(api.GET('/tenant-api/v1/accounts/{account_id}/ai_connections', { params: { path: { account_id: accountId }, query: { page_size: 100 } } })),
+  });
+  const usable = (connections.data?.ai_connections ?? [])
+    .filter((c) => c.is_enabled && (!provider || c.provider === provider))
+    .filter((c) => (agent.connection_mode === 'BYOK_ONLY' ? c.mode === 'BYOK' : agent.connection_mode === 'MANAGED_ONLY' ? c.mode === 'MANAGED' : true))
+    .sort((x, y) => x.priority - y.priority);
+  return (
+    <Card withBorder component="section" aria-labelledby="connections-heading">
+      <Group justify="space-between" mb="xs">
+        <Title order={2} size="h4" id="connections-heading">
+          Connections its runs use
+        </Title>
+        <AnchorLink to="/a/$accountId/r/ai_connections" params={{ accountId }} size="sm">
+          Manage connections
+        </AnchorLink>
+      </Group>
+      <ApiErrorAlert error={connections.error} />
+      {connections.data &&
+        (usable.length === 0 ? (
+          <Alert color="yellow">No enabled connection fits this agent: its runs would be refused (no usable connection). Add a key or change which connections it may use.</Alert>
+        ) : (
+          <Stack gap={2}>
+            {usable.map((c, i) => (
+              <Text key={c.id} size="sm">
+                {i + 1}. {c.display_name || c.provider} — {c.mode === 'MANAGED' ? 'platform key, charged to the balance' : `own key …${c.key_hint ?? ''}`} (priority {c.priority}
+                {c.mode === 'BYOK' ? `, ${words(c.status).toLowerCase()}` : ''})
+              </Text>
+            ))}
+          </Stack>
+        ))}
+    </Card>
+  );
+}
+
 export function AgentPage() {
   const { agentId } = useParams({ strict: false }) as { agentId?: string };
   const creating = !agentId;
@@ -230,6 +272,7 @@ export function AgentPage() {
         </Group>
       )}
       {agent.data && <RunPanel agent={agent.data} accountId={accountId} />}
+      {agent.data && <AgentConnections agent={agent.data} accountId={accountId} provider={models.data?.ai_models.find((m) => m.id === agent.data.preferred_model_id)?.provider} />}
       <form onSubmit={submit} noValidate>
         <Card withBorder component="section" aria-labelledby="settings-heading">
           <Title order={2} size="h4" id="settings-heading" mb="sm">
