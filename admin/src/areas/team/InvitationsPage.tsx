@@ -45,14 +45,21 @@ export function InvitationsPage() {
       ),
   });
   const [rowError, setRowError] = useState<{ id: string; err: unknown; action: 'resend' | 'revoke' }>();
+  const [resent, setResent] = useState<string>();
   const act = useMutation({
     mutationFn: ({ inv, action }: { inv: Invitation; action: 'resend' | 'revoke' }) =>
       action === 'resend'
         ? data(api.POST('/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}:resend', { params: { path: { account_id: accountId, invitation_id: inv.id } } }))
         : data(api.POST('/tenant-api/v1/accounts/{account_id}/invitations/{invitation_id}:revoke', { params: { path: { account_id: accountId, invitation_id: inv.id } } })),
-    onMutate: () => setRowError(undefined),
+    onMutate: () => {
+      setRowError(undefined);
+      setResent(undefined);
+    },
     onError: (err, { inv, action }) => setRowError({ id: inv.id, err, action }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: teamKeys.invitations(accountId) }),
+    onSuccess: (_, { inv, action }) => {
+      if (action === 'resend') setResent(inv.id);
+      return qc.invalidateQueries({ queryKey: teamKeys.invitations(accountId) });
+    },
   });
   const rows = (invitations.data?.invitations ?? []).filter((i) => state === 'ALL' || i.state === 'PENDING' || i.state === 'EXPIRED');
 
@@ -92,6 +99,11 @@ export function InvitationsPage() {
                   <Table.Tr key={inv.id}>
                     <Table.Td>
                       {inv.email}
+                      {resent === inv.id && (
+                        <Text size="sm" role="status">
+                          Sent again: the new link is valid 7 days, the earlier one no longer works.
+                        </Text>
+                      )}
                       {rowError?.id === inv.id && (
                         <Text size="sm" c="red.9" role="alert">
                           {guard?.message ?? (rowError.err instanceof Error ? rowError.err.message : 'Failed.')}

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { Alert, Badge, Box, Button, Checkbox, Group, List, Loader, Paper, SimpleGrid, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate, useParams } from '@tanstack/react-router';
@@ -60,6 +60,9 @@ interface RoleValues {
   grants: Grant[];
 }
 
+// The role last saved here: the form remounts after saving (the new etag, or the new role's URL) and still says so.
+let justSaved: string | undefined;
+
 function RoleForm({ title, initial, roleId, etag, readOnlyReason }: { title: string; initial: RoleValues; roleId?: string; etag?: string; readOnlyReason?: string }) {
   const api = useApi();
   const qc = useQueryClient();
@@ -68,9 +71,13 @@ function RoleForm({ title, initial, roleId, etag, readOnlyReason }: { title: str
   const permissions = usePermissions();
   const tree = useMemo(() => buildTree((permissions.data ?? []).map((p) => ({ id: p.id, display_name: p.display_name, description: p.description, parent: p.parent }))), [permissions.data]);
   const rows = useMemo(() => flatten(tree), [tree]);
-  const [values, setValues] = useState<RoleValues>(initial);
-  const [saved, setSaved] = useState(false);
-  useEffect(() => setSaved(false), [values]);
+  const [values, setValuesState] = useState<RoleValues>(initial);
+  const [saved, setSaved] = useState(() => !!roleId && justSaved === roleId);
+  const setValues = (next: RoleValues) => {
+    setValuesState(next);
+    setSaved(false);
+    justSaved = undefined;
+  };
   const readOnly = !!readOnlyReason || !canManage;
   const beyond = rights && !rights.administrator ? exceeding(rights.grants, values.grants) : [];
   const labelOf = (section: string) => rows.find((n) => n.section === section)?.label ?? section;
@@ -82,8 +89,9 @@ function RoleForm({ title, initial, roleId, etag, readOnlyReason }: { title: str
       return data(api.PATCH('/tenant-api/v1/accounts/{account_id}/account_roles/{account_role_id}', { params: { path: { account_id: accountId, account_role_id: roleId } }, body: { ...body, etag } }));
     },
     onSuccess: async (role) => {
-      await qc.invalidateQueries({ queryKey: teamKeys.roles(accountId) });
+      justSaved = role.id;
       setSaved(true);
+      await qc.invalidateQueries({ queryKey: teamKeys.roles(accountId) });
       if (!roleId) await navigate({ to: '/a/$accountId/r/account_roles/$roleId', params: { accountId, roleId: role.id }, replace: true });
     },
   });
