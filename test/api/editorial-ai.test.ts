@@ -312,9 +312,12 @@ describe('editorial automation', () => {
       expect(stopped.automation_stop_reason).toMatch(/^INSUFFICIENT_BALANCE: /);
       const all = expectStatus(await t2.request('GET', `${s}/editorial_calendar_entries`, { token: u.token }), 200);
       expect(all.editorial_calendar_entries.map((e: any) => e.state)).toEqual(['PLANNED']);
-      // No further tick is waiting: the chain ended instead of retrying.
-      const ticks = await t2.fresh.database.db.selectFrom('operations').select(['state']).where('type', '=', 'EDITORIAL_AUTOMATION_TICK').execute();
-      expect(ticks.every((op) => op.state === 'DONE')).toBe(true);
+      // No further tick is waiting: the chain ended instead of retrying (the stopping tick records its end
+      // in its own transaction, just after the plan's).
+      await eventually(async () => {
+        const ticks = await t2.fresh.database.db.selectFrom('operations').select(['state']).where('type', '=', 'EDITORIAL_AUTOMATION_TICK').execute();
+        return ticks.every((op) => op.state === 'DONE');
+      }, 'every tick to be done');
       const manual = expectError(await t2.request('POST', `${s}/editorial_calendar_entries/${all.editorial_calendar_entries[0].id}:materialize`, { token: u.token, body: {} }), 400, 'FAILED_PRECONDITION');
       expect(reason(manual)).toBe('INSUFFICIENT_BALANCE');
       expect((await t2.fresh.database.db.selectFrom('ai_executions').select('id').execute()).length).toBe(0);

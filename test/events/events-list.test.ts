@@ -91,6 +91,15 @@ describe('events List', () => {
     expect((await list(t, carol.token, `${API}/accounts/${alice.accountId}/events`)).events).toEqual([]);
   });
 
+  it("a member limited to some websites does not see the account's events of its websites", async () => {
+    const dave = await t.signUp();
+    await addMember(t, dave, alice.accountId, { role: 'editor', websiteIds: [alice.websiteId] });
+    const all = await walk(t, alice.token, `${API}/accounts/${alice.accountId}/events`, { page_size: 100 });
+    expect(all.flatMap((p) => p.events.map((e: any) => e.collection))).toContain('websites');
+    const seen = await walk(t, dave.token, `${API}/accounts/${alice.accountId}/events`, { page_size: 100 });
+    expect(seen.flatMap((p) => p.events.map((e: any) => e.collection))).not.toContain('websites');
+  });
+
   it(`retention deletes events older than ${EVENT_RETENTION_MS / 86_400_000} days and keeps the others`, async () => {
     const old = await make('blog_tags', { display_name: 'Old' });
     const recent = await make('blog_tags', { display_name: 'Recent' });

@@ -64,14 +64,17 @@ const fields: Record<string, FieldDecl> = {
  */
 function readableCollections(ctx: RequestContext, services: () => Record<string, ResourceService>): string[] | undefined {
   const access = ctx.access;
-  if (!access || access.administrator || !access.grants) return undefined;
+  // A membership limited to some websites does not see the events of the account's websites themselves.
+  const limited = Boolean(access?.websiteIds?.length);
+  if (!access || ((access.administrator || !access.grants) && !limited)) return undefined;
   const rights = new Map<string, Right[]>();
   for (const [collection, right] of Object.entries(EXTRA_RIGHTS)) rights.set(collection, [right]);
   for (const { decl } of new Set(Object.values(services()))) {
     rights.set(decl.collection, [...(rights.get(decl.collection) ?? []), decl.rights.read]);
   }
   const grants = access.grants;
-  return [...rights].filter(([, list]) => list.every((right) => reaches(grants, right))).map(([collection]) => collection).sort();
+  const readable = (list: Right[]) => !grants || access.administrator || list.every((right) => reaches(grants, right));
+  return [...rights].filter(([collection, list]) => readable(list) && !(limited && collection === 'websites')).map(([collection]) => collection).sort();
 }
 
 /**
