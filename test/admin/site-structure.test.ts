@@ -164,7 +164,13 @@ describe('site structure screens', { timeout: 120_000 }, () => {
   });
 
   it('saves several settings in one batch; defaults and overrides are shown as such', async () => {
+    // A second view holding its own value of a view-overridable setting.
+    const view = await api('POST', '/views', { display_name: 'Deutsch', locale: 'de' });
+    await api('PATCH', `/views/${view.id}/settings/agents.markdown.enabled`, { value: false });
     await page.goto(`${a.origin}/w/${alice.websiteId}/r/settings`);
+    await page.getByRole('tab', { name: /Agents/ }).click();
+    await page.getByText('Overridden in view').first().waitFor();
+    expect(await page.getByText(/Overridden in view Deutsch \(de\)/).count()).toBe(1);
     await page.getByRole('tab', { name: /General/ }).click();
     const tagline = page.getByRole('textbox', { name: 'Tagline' });
     await tagline.waitFor();
