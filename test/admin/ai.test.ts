@@ -13,6 +13,7 @@ import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/adm
 import type { TestUser } from '../support/app.js';
 import { standinEnv, startProviderStandin, type ProviderStandin } from '../support/provider-standin.js';
 import { aiContext } from '../../src/ai/ai.area.js';
+import { addMember } from '../support/access.js';
 
 let a: AdminBrowser;
 let standin: ProviderStandin;
@@ -157,6 +158,25 @@ describe('AI and billing screens', { timeout: 180_000 }, () => {
     await page.getByRole('columnheader', { name: 'Cost (US$)' }).waitFor();
     await a.expectAccessible(page, 'billing, usage table');
     expect(consoleErrors).toEqual([]);
+  });
+
+  it('a member who may only read AI sees agents, runs and billing without create, run, cancel or limits', async () => {
+    const bob = await a.t.signUp();
+    await addMember(a.t, bob, alice.accountId, { role: 'restricted', grants: [{ section: 'account', access: 'READ' }, { section: 'ai', access: 'READ' }] });
+    const reader = await a.newPage();
+    await signInPage(a, reader, bob);
+    await reader.goto(`${a.origin}/a/${alice.accountId}/r/ai_agents`);
+    await reader.getByRole('link', { name: 'Note writer' }).click();
+    await reader.getByRole('heading', { level: 1, name: 'Note writer' }).waitFor();
+    expect(await reader.getByRole('button', { name: 'Save settings' }).count()).toBe(0);
+    expect(await reader.getByRole('link', { name: 'New agent' }).count()).toBe(0);
+    expect(await reader.getByRole('button', { name: 'Start a run' }).count()).toBe(0);
+    await reader.goto(`${a.origin}/a/${alice.accountId}/r/ai_billing`);
+    await reader.getByTestId('balance').waitFor();
+    expect(await reader.getByRole('button', { name: 'Save limits' }).count()).toBe(0);
+    await reader.goto(`${a.origin}/a/${alice.accountId}/r/ai_connections`);
+    await reader.getByText('Platform (openai)').waitFor();
+    expect(await reader.getByRole('button', { name: /^(Add your own key|Verify|Delete)/ }).count()).toBe(0);
   });
 });
 

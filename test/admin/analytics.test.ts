@@ -14,6 +14,7 @@ import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/adm
 import type { TestUser } from '../support/app.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { eventually } from '../support/fixtures-auth.js';
+import { addMember } from '../support/access.js';
 
 let a: AdminBrowser;
 let alice: TestUser;
@@ -161,6 +162,21 @@ describe('dashboard and search screens', { timeout: 180_000 }, () => {
     expect(results.body).toContain('firing workshop');
     expect(results.body).toContain('/raku');
     expect(consoleErrors).toEqual([]);
+  });
+
+  it('a member who may only read sees the dashboard and the index, without edit, reset or reindex', async () => {
+    const bob = await a.t.signUp();
+    await addMember(a.t, bob, alice.accountId, { role: 'restricted', grants: [{ section: 'account', access: 'READ' }, { section: 'website', access: 'READ' }], websiteIds: [alice.websiteId] });
+    const reader = await a.newPage();
+    await signInPage(a, reader, bob);
+    await reader.goto(`${a.origin}/w/${alice.websiteId}/r/dashboard`);
+    await expect.poll(() => reader.locator('[data-metric="visitors"]').textContent()).toBe('3');
+    expect(await reader.getByRole('button', { name: 'Edit dashboard' }).count()).toBe(0);
+    expect(await reader.getByRole('button', { name: 'Reset to default' }).count()).toBe(0);
+    await reader.goto(`${a.origin}/w/${alice.websiteId}/r/search_index`);
+    await reader.getByTestId('document-count').waitFor();
+    await reader.getByRole('link', { name: /Open the site’s search/ }).waitFor();
+    expect(await reader.getByRole('button', { name: 'Reindex now' }).count()).toBe(0);
   });
 });
 

@@ -271,7 +271,7 @@ export function AgentPage() {
           )}
         </Group>
       )}
-      {agent.data && <RunPanel agent={agent.data} accountId={accountId} />}
+      {agent.data && canWrite && <RunPanel agent={agent.data} accountId={accountId} />}
       {agent.data && <AgentConnections agent={agent.data} accountId={accountId} provider={models.data?.ai_models.find((m) => m.id === agent.data.preferred_model_id)?.provider} />}
       <form onSubmit={submit} noValidate>
         <Card withBorder component="section" aria-labelledby="settings-heading">
