@@ -40,7 +40,12 @@ const fields: Record<string, FieldDecl> = {
     behavior: ['OUTPUT_ONLY'],
     schema: {
       type: 'object',
-      properties: { type: { type: 'string', enum: ['USER', 'SYSTEM'] }, user: { type: 'string' }, role: { type: 'string' }, agent: { type: 'string' } },
+      properties: {
+        type: { type: 'string', enum: ['USER', 'SYSTEM'] },
+        user: { type: 'string', maxLength: 200 },
+        role: { type: 'string', maxLength: 300 },
+        agent: { type: 'string', maxLength: 300 },
+      },
     },
     example: { type: 'USER', user: 'users/u1', role: 'roles/editor' },
   },
