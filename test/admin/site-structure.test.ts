@@ -128,6 +128,14 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     const read = await api('GET', `/blog_categories/${category.id}/posts`);
     expect(read.posts.map((p: any) => p.post_id)).toEqual([posts[2].id, posts[0].id, posts[1].id]);
     await siteUntil(archive, (html) => cardTitles(html).join() === 'Focaccia,Sourdough,Baguette', cardTitles);
+
+    // A category's own fields in place.
+    await page.getByRole('button', { name: 'Edit Rye' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('textbox', { name: 'Name' }).fill('Rye breads');
+    await a.expectAccessible(page, 'category dialog');
+    await dialog.getByRole('button', { name: 'Save category' }).click();
+    await page.getByRole('list', { name: 'Categories' }).getByRole('button', { name: 'Rye breads', exact: true }).waitFor();
   });
 
   it('changes the primary colour: the preview shows it before saving, the site after', async () => {

@@ -40,6 +40,7 @@ export function CategoriesScreen({ categoryId }: { categoryId?: string }) {
     queryFn: () => listAll(api, '/tenant-api/v1/websites/{website_id}/blog_categories', { path: { website_id: websiteId }, query: { page_size: 100 } }),
   });
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Category>();
   const [moveError, setMoveError] = useState<unknown>();
   const [status, setStatus] = useState('');
   const selected = categories.data?.find((c) => c.id === categoryId);
@@ -74,6 +75,11 @@ export function CategoriesScreen({ categoryId }: { categoryId?: string }) {
                 maxDepth={MAX_CATEGORY_DEPTH}
                 onSelect={select}
                 selectedId={selected?.id}
+                actionsOf={(c) => (
+                  <ActionIcon variant="subtle" color="gray" aria-label={`Edit ${c.display_name}`} onClick={() => setEditing(c)}>
+                    <span aria-hidden="true">✎</span>
+                  </ActionIcon>
+                )}
                 onMove={async (id, move) => {
                   setMoveError(undefined);
                   try {
@@ -103,6 +109,16 @@ export function CategoriesScreen({ categoryId }: { categoryId?: string }) {
         </Grid>
       )}
       {creating && categories.data && <NewCategoryModal categories={categories.data} onClose={() => setCreating(false)} onCreated={select} />}
+      {editing && (
+        <EditCategoryModal
+          category={editing}
+          onClose={() => setEditing(undefined)}
+          onDone={async (message) => {
+            setStatus(message);
+            await qc.invalidateQueries({ queryKey: key });
+          }}
+        />
+      )}
     </Stack>
   );
 }
@@ -141,6 +157,68 @@ function NewCategoryModal({ categories, onClose, onCreated }: { categories: Cate
           <Button type="submit" loading={form.submitting}>
             Create category
           </Button>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** A category's own fields, and deleting it (with its sub-categories, out of its posts, once confirmed). */
+function EditCategoryModal({ category, onClose, onDone }: { category: Category; onClose: () => void; onDone: (message: string) => Promise<void> }) {
+  const api = useApi();
+  const navigate = useNavigate();
+  const { websiteId } = useCurrentWebsite();
+  const form = useForm({
+    initialValues: {
+      display_name: category.display_name,
+      url_key: category.url_key ?? '',
+      description: category.description ?? '',
+      meta_title: category.meta_title ?? '',
+      meta_description: category.meta_description ?? '',
+    },
+  });
+  const [error, setError] = useState<unknown>();
+  const path = { website_id: websiteId, blog_category_id: category.id };
+  const submit = form.onSubmit(async (v) => {
+    setError(undefined);
+    try {
+      const saved = await data(api.PATCH('/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}', { params: { path, header: { 'If-Match': category.etag } }, body: v }));
+      await onDone(`${saved.display_name} saved.`);
+      onClose();
+    } catch (err) {
+      if (!applyFieldErrors(form, err, Object.keys(v))) setError(err);
+    }
+  });
+  const remove = async () => {
+    if (!window.confirm(`Delete “${category.display_name}”? Its sub-categories go too, and its posts lose these categories (the posts stay).`)) return;
+    setError(undefined);
+    try {
+      await api.DELETE('/tenant-api/v1/websites/{website_id}/blog_categories/{blog_category_id}', { params: { path, query: { force: true } } });
+      await onDone(`${category.display_name} deleted.`);
+      onClose();
+      void navigate({ to: '/w/$websiteId/r/blog_categories', params: { websiteId } });
+    } catch (err) {
+      setError(err);
+    }
+  };
+  return (
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={`Edit “${category.display_name}”`}>
+      <form onSubmit={submit} noValidate>
+        <Stack>
+          <ApiErrorAlert error={error} title="The category was not changed" />
+          <TextInput label="Name" required data-autofocus {...form.getInputProps('display_name')} />
+          <TextInput label="URL key" description="Its archive: /blog/category/{URL key}." {...form.getInputProps('url_key')} />
+          <Textarea label="Description" autosize minRows={2} {...form.getInputProps('description')} />
+          <TextInput label="Title for search engines" {...form.getInputProps('meta_title')} />
+          <Textarea label="Description for search engines" autosize minRows={2} {...form.getInputProps('meta_description')} />
+          <Group justify="space-between">
+            <Button type="submit" loading={form.submitting}>
+              Save category
+            </Button>
+            <Button variant="default" c="red.9" onClick={remove}>
+              Delete category
+            </Button>
+          </Group>
         </Stack>
       </form>
     </Modal>

@@ -73,16 +73,23 @@ export function NavigationScreen({ menuId }: { menuId?: string }) {
   );
 }
 
-function NewMenuModal({ onClose, onCreated }: { onClose: () => void; onCreated: (menu: Menu) => void }) {
+function NewMenuModal({ onClose, onCreated, menu: editing }: { onClose: () => void; onCreated: (menu: Menu) => void; menu?: Menu }) {
   const api = useApi();
   const qc = useQueryClient();
   const { websiteId } = useCurrentWebsite();
-  const form = useForm({ initialValues: { display_name: '', identifier: '' } });
+  const form = useForm({ initialValues: { display_name: editing?.display_name ?? '', identifier: editing?.identifier ?? '' } });
   const [error, setError] = useState<unknown>();
   const submit = form.onSubmit(async (values) => {
     setError(undefined);
     try {
-      const menu = await data(api.POST('/tenant-api/v1/websites/{website_id}/navigation_menus', { params: { path: { website_id: websiteId } }, body: values }));
+      const menu = editing
+        ? await data(
+            api.PATCH('/tenant-api/v1/websites/{website_id}/navigation_menus/{navigation_menu_id}', {
+              params: { path: { website_id: websiteId, navigation_menu_id: editing.id }, header: { 'If-Match': editing.etag } },
+              body: values,
+            }),
+          )
+        : await data(api.POST('/tenant-api/v1/websites/{website_id}/navigation_menus', { params: { path: { website_id: websiteId } }, body: values }));
       await qc.invalidateQueries({ queryKey: ['navigation_menus', websiteId] });
       onCreated(menu);
       onClose();
@@ -91,14 +98,14 @@ function NewMenuModal({ onClose, onCreated }: { onClose: () => void; onCreated: 
     }
   });
   return (
-    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title="New menu">
+    <Modal opened onClose={onClose} closeButtonProps={{ 'aria-label': 'Close' }} title={editing ? `Rename “${editing.display_name}”` : 'New menu'}>
       <form onSubmit={submit} noValidate>
         <Stack>
           <ApiErrorAlert error={error} title="The menu was not created" />
           <TextInput label="Name" required {...form.getInputProps('display_name')} />
           <TextInput label="Identifier" description="How the theme places it: main, footer…" required {...form.getInputProps('identifier')} />
           <Button type="submit" loading={form.submitting}>
-            Create menu
+            {editing ? 'Save menu' : 'Create menu'}
           </Button>
         </Stack>
       </form>
@@ -129,6 +136,15 @@ function MenuEditor({ menu, canWrite }: { menu: Menu; canWrite: boolean }) {
   });
   const [editing, setEditing] = useState<Item | 'new'>();
   const [moveError, setMoveError] = useState<unknown>();
+  const [renaming, setRenaming] = useState(false);
+  const navigate = useNavigate();
+  const deleteMenu = useMutation({
+    mutationFn: () => api.DELETE('/tenant-api/v1/websites/{website_id}/navigation_menus/{navigation_menu_id}', { params: { path, header: { 'If-Match': menu.etag } } }),
+    onSuccess: async () => {
+      await qc.invalidateQueries({ queryKey: ['navigation_menus', websiteId] });
+      void navigate({ to: '/w/$websiteId/r/navigation_menus', params: { websiteId } });
+    },
+  });
   const [status, setStatus] = useState('');
   const remove = useMutation({
     mutationFn: (item: Item) => api.DELETE('/tenant-api/v1/websites/{website_id}/navigation_menus/{navigation_menu_id}/items/{navigation_item_id}', { params: { path: { ...path, navigation_item_id: item.id } } }),
@@ -146,7 +162,24 @@ function MenuEditor({ menu, canWrite }: { menu: Menu; canWrite: boolean }) {
           <Title order={2} size="h3">
             {menu.display_name}
           </Title>
-          {canWrite && <Button onClick={() => setEditing('new')}>Add entry</Button>}
+          {canWrite && (
+            <Group gap="xs">
+              <Button variant="default" onClick={() => setRenaming(true)}>
+                Rename menu
+              </Button>
+              <Button
+                variant="default"
+                c="red.9"
+                onClick={async () => {
+                  if (!window.confirm(`Delete the menu “${menu.display_name}” with all its entries?`)) return;
+                  await deleteMenu.mutateAsync().catch(() => undefined);
+                }}
+              >
+                Delete menu
+              </Button>
+              <Button onClick={() => setEditing('new')}>Add entry</Button>
+            </Group>
+          )}
         </Group>
         <Text role="status" aria-live="polite" size="sm">
           {status}
@@ -154,6 +187,7 @@ function MenuEditor({ menu, canWrite }: { menu: Menu; canWrite: boolean }) {
         <ApiErrorAlert error={items.error} title="The entries could not be loaded" />
         <ApiErrorAlert error={moveError} title="The entry was not moved" />
         <ApiErrorAlert error={remove.error} title="The entry was not removed" />
+        <ApiErrorAlert error={deleteMenu.error} title="The menu was not deleted" />
         {items.isPending && <Loader role="status" aria-label="Loading the entries" />}
         {items.data && items.data.length === 0 && <Text>This menu has no entries yet.</Text>}
         {items.data && items.data.length > 0 && (
@@ -210,6 +244,15 @@ function MenuEditor({ menu, canWrite }: { menu: Menu; canWrite: boolean }) {
           />
         )}
       </Stack>
+      {renaming && (
+        <NewMenuModal
+          menu={menu}
+          onClose={() => setRenaming(false)}
+          onCreated={(m) => {
+            setStatus(`${m.display_name} saved.`);
+          }}
+        />
+      )}
       {editing && (
         <ItemModal
           menu={menu}
