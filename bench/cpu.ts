@@ -5,16 +5,25 @@
  * run, so it does not depend on how fast the load generator is or on what else the machine runs
  * (the ratio of two req/s figures does: see docs/performance.md, "request cost").
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import pg from 'pg';
 
-// Kernel clock ticks per second (USER_HZ); 100 on every Linux this runs on.
-const TICK_MS = 10;
+// Kernel clock ticks per second (USER_HZ): 100 on every Linux this runs on, asked anyway.
+const TICK_MS = (() => {
+  try {
+    return 1000 / (Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100);
+  } catch {
+    return 10;
+  }
+})();
 
 /** utime + stime of `pid` in ms; undefined when it is gone or /proc is missing. */
 export function cpuMs(pid: number): number | undefined {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // Fields after the parenthesised command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
   } catch {
     return undefined;

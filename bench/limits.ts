@@ -10,50 +10,16 @@
  *
  *   BENCH_SUITES=limits npm run bench      (BENCH_QUICK=1 for 2 s rounds; BENCH_DIALECTS=postgres for one)
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { TENANT } from './api.js';
+import { cpuMs, postgresBackends } from './cpu.js';
 import { startServer, type ServerHandle } from './server.js';
 import type { BenchSuite, SuiteContext } from './suites.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN_JS = join(ROOT, 'dist', 'src', 'main.js');
 const ROUNDS = 2;
-
-const ticksPerSecond = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
-/** CPU milliseconds (user + system) a process has used so far; 0 when it is gone or unreadable. */
-function cpuMsOf(pid: number): number {
-  try {
-    // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-  } catch {
-    return 0;
-  }
-}
-
-/** The backends of the database at `url` that other clients hold (the servers' pools), by pid. */
-async function backendPids(url: string): Promise<number[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
-    return rows.map((r) => Number(r.pid));
-  } finally {
-    await client.end();
-  }
-}
 
 export const limitsSuite: BenchSuite = {
   id: 'limits',
@@ -81,7 +47,7 @@ export const limitsSuite: BenchSuite = {
 async function measureRound(ctx: SuiteContext, server: ServerHandle, mode: 'off' | 'on', round: number): Promise<void> {
   const url = `${server.baseUrl}${TENANT}/websites/${ctx.user.websiteId}`;
   // Every backend of the database (the other servers' are idle), also those opened during the round.
-  const snapshot = async () => new Map([server.pid, ...(ctx.databaseUrl ? await backendPids(ctx.databaseUrl) : [])].map((pid) => [pid, cpuMsOf(pid)]));
+  const snapshot = async () => new Map([server.pid, ...(ctx.databaseUrl ? await postgresBackends(ctx.databaseUrl) : [])].map((pid) => [pid, cpuMs(pid) ?? 0]));
   const before = await snapshot();
   const row = await ctx.measure(
     `limits-get-${mode}-${round}`,

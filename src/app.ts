@@ -26,6 +26,7 @@ import type { Right } from './platform/auth/rights.js';
 import { createCaptchaVerifier } from './platform/captcha/captcha.js';
 import { createSecretBox } from './platform/crypto.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandling, trackRoutes } from './platform/http/errors.js';
+import { createAnswerCache } from './platform/http/answer-cache.js';
 import { installInputGuard } from './platform/http/input-guard.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { applyRateLimit } from './platform/http/rate-limit.js';
@@ -155,12 +156,24 @@ export async function buildApp(opts: {
     if (closing) reply.header('connection', 'close');
   });
   app.addHook('onClose', async () => invalidation.close());
-  // PostgreSQL: a tenant API write answers once every process has handled its commit's cache
-  // invalidations (cache-invalidation.ts, settle), so the caller's next request anywhere sees it. Only
-  // the tenant API writes what the caches hold; the site's hot POSTs (analytics events) never wait.
-  if (database.subscribe) {
+  // PostgreSQL: a tenant API write that changed what a per-process cache holds (one of its statements
+  // announced a cache topic while it ran: Database.topicAnnouncements) answers once every process has
+  // handled its commit's invalidations (cache-invalidation.ts, settle), so the caller's next request
+  // anywhere sees it. Every other write answers at once. Only the tenant API writes what the caches
+  // hold; the site's hot POSTs (analytics events) never wait.
+  const announcements = database.topicAnnouncements?.bind(database);
+  if (database.subscribe && announcements) {
+    const writes = (method: string) => method !== 'GET' && method !== 'HEAD' && method !== 'OPTIONS';
+    const announcedBefore = new WeakMap<object, number>();
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (writes(request.method)) announcedBefore.set(request, announcements());
+      done();
+    });
     app.addHook('onSend', async (request) => {
-      if (request.method === 'GET' || request.method === 'HEAD' || request.method === 'OPTIONS') return;
+      if (!writes(request.method)) return;
+      // Another request's announcement in the meantime makes this one settle too: never too few.
+      const before = announcedBefore.get(request);
+      if (before === undefined || announcements() === before) return;
       if (request.url.startsWith(`${TENANT_PREFIX}/`) && !request.url.startsWith(`${TENANT_PREFIX}/users:authenticate`)) await invalidation.settle();
     });
   }
@@ -277,9 +290,8 @@ export async function buildApp(opts: {
   await app.register(async (tenant) => {
     // Every route that needs credentials checks them, and the caller's reach of the path, before its body.
     tenant.addHook('onRoute', requireCheckedFirst);
-    // Counted before the body is read, so a client over its limit costs no parsing.
-    tenant.addHook('onRequest', async (request, reply) => {
-      if (config.tenantRateLimit === 0) return;
+    // Counted before the body is read, so a client over its limit costs no parsing. No hook at all when off.
+    if (config.tenantRateLimit !== 0) tenant.addHook('onRequest', async (request, reply) => {
       const key = await tokens.authenticate(request.headers.authorization, Date.now()).then(
         (who) => `user:${who.userId}`,
         () => `address:${request.ip}`,
@@ -289,7 +301,8 @@ export async function buildApp(opts: {
     await registerOpenApi(tenant, { prefix: TENANT_PREFIX, title: 'Tenant API', serverUrl: config.publicBaseUrl, bearer: true });
     registerUserRoutes(tenant, { prefix: TENANT_PREFIX, users, context });
     const surface: SurfaceDeps = { ...deps, context, prefix: TENANT_PREFIX, baseUrl: `${config.publicBaseUrl}${TENANT_PREFIX}` };
-    for (const service of new Set(Object.values(services))) registerResourceRoutes(tenant, service, surface);
+    const answers = createAnswerCache(database);
+    for (const service of new Set(Object.values(services))) registerResourceRoutes(tenant, service, { ...surface, answers });
     registerOperationRoutes(tenant, { prefix: TENANT_PREFIX, operations, context });
     for (const area of areas) await area.tenantRoutes?.(tenant, surface);
   });

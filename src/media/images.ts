@@ -1,11 +1,17 @@
 import { open } from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
-import sharp from 'sharp';
+import type sharp from 'sharp';
 import { InvalidArgument } from '../platform/errors.js';
 
-// libvips' operation cache holds decoded images and open files between calls; variants are
-// produced once and stored, so the cache only costs memory (and keeps deleted files open).
-sharp.cache(false);
+// sharp (libvips) and file-type are loaded on first use: some 25 MB of a server that may never
+// receive an upload or a transform (idle RSS, issue 24).
+let sharpModule: Promise<typeof sharp> | undefined;
+export const loadSharp = () =>
+  (sharpModule ??= import('sharp').then(({ default: loaded }) => {
+    // libvips' operation cache holds decoded images and open files between calls; variants are
+    // produced once and stored, so the cache only costs memory (and keeps deleted files open).
+    loaded.cache(false);
+    return loaded;
+  }));
 
 /** Raster formats the transforms apply to, by detected MIME type → sharp's output format. */
 const TRANSFORMABLE: Record<string, OutputFormat> = {
@@ -66,7 +72,7 @@ async function looksLikeSvg(path: string): Promise<boolean> {
  * whole (truncated, corrupt) is kept as a plain file with `isImage` false.
  */
 export async function inspectFile(path: string, maxPixels: number): Promise<FileFacts> {
-  const detected = await fileTypeFromFile(path);
+  const detected = await (await import('file-type')).fileTypeFromFile(path);
   // file-type calls an SVG `application/xml` (or nothing, without the XML declaration).
   if ((!detected || detected.mime === 'application/xml') && (await looksLikeSvg(path))) {
     return { mimeType: 'image/svg+xml', extension: 'svg', isImage: false };
@@ -78,7 +84,7 @@ export async function inspectFile(path: string, maxPixels: number): Promise<File
   let metadata: sharp.Metadata;
   try {
     // Reads the header only; libvips checks the pixel bound before any decoding.
-    metadata = await sharp(path, { limitInputPixels: false }).metadata();
+    metadata = await (await loadSharp())(path, { limitInputPixels: false }).metadata();
   } catch {
     return facts;
   }
@@ -90,7 +96,7 @@ export async function inspectFile(path: string, maxPixels: number): Promise<File
   try {
     // A decode at reduced scale (JPEG shrink-on-load) proves the whole image is there, so a
     // truncated file never reaches the transforms as an image.
-    await sharp(path, { limitInputPixels: maxPixels, failOn: 'truncated' }).resize(32, 32, { fit: 'inside' }).raw().toBuffer();
+    await (await loadSharp())(path, { limitInputPixels: maxPixels, failOn: 'truncated' }).resize(32, 32, { fit: 'inside' }).raw().toBuffer();
   } catch {
     return facts;
   }
@@ -178,7 +184,7 @@ export interface MadeVariant {
  */
 export async function transformImage(input: Buffer, spec: TransformSpec, limits: TransformLimits): Promise<MadeVariant> {
   const animated = spec.format === 'gif' || spec.format === 'webp';
-  let pipeline = sharp(input, { limitInputPixels: limits.maxPixels, animated });
+  let pipeline = (await loadSharp())(input, { limitInputPixels: limits.maxPixels, animated });
   if (animated && (spec.width || spec.height)) {
     // The stored size is one frame's: every frame of an animation is enlarged, so count them all.
     const metadata = await pipeline.metadata();

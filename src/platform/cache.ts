@@ -231,6 +231,11 @@ export class VersionedCache<K, V> {
     return value;
   }
 
+  /** Keeps `value` as read under `version` (a caller that knows no write came in between). */
+  set(key: K, value: V, version: number): void {
+    this.store.put(key, value, version);
+  }
+
   delete(key: K): void {
     this.store.delete(key);
   }

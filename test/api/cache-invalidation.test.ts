@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { buildApp, type Platform } from '../../src/app.js';
 import { openDatabase, type Database } from '../../src/platform/db/database.js';
+import pg from 'pg';
 import { addMember } from '../support/access.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { describeOnly } from '../support/databases.js';
 import { expectError } from '../support/fixtures-auth.js';
 
 const API = '/tenant-api/v1';
@@ -188,5 +190,48 @@ describe('resource Gets: answers kept per process (SQLite) follow every write', 
       expect(res.json().title, on).toBe('Second');
       expect(res.headers['content-type'], on).toBe('application/json; charset=utf-8');
     }
+  });
+});
+
+describeOnly('postgres')('settling: a write waits for the other processes only when it changed what their caches hold', () => {
+  let listener: pg.Client;
+  const heard: string[] = [];
+  let probes = 0;
+  beforeAll(async () => {
+    listener = new pg.Client({ connectionString: t.fresh.url });
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.connect();
+    await listener.query('LISTEN cache_invalidation');
+  });
+  afterAll(() => listener?.end());
+
+  /** The notifications committed before now (they arrive in commit order, before this probe's). */
+  async function heardSoFar(): Promise<string[]> {
+    const probe = `probe:${++probes}`;
+    await listener.query('select pg_notify($1, $2)', ['cache_invalidation', probe]);
+    while (!heard.includes(probe)) await new Promise((resolve) => setTimeout(resolve, 5));
+    return heard.splice(0, heard.length);
+  }
+  const settles = (payloads: string[]) => payloads.filter((p) => p.startsWith('settle:')).length;
+
+  it('a tenant write that changes no cached topic answers without a settle', async () => {
+    const alice = await t.signUp();
+    await heardSoFar();
+    const created = await t.request('POST', `${API}/websites/${alice.websiteId}/cms_pages`, { token: alice.token, body: { title: 'Quiet', url_key: `q-${randomUUID().slice(0, 8)}` } });
+    expect(created.statusCode, created.body).toBe(201);
+    const patched = await t.request('PATCH', `${API}/websites/${alice.websiteId}/cms_pages/${created.json().id}`, { token: alice.token, body: { title: 'Still quiet' } });
+    expect(patched.statusCode, patched.body).toBe(200);
+    expect(settles(await heardSoFar())).toBe(0);
+  });
+
+  it('a tenant write that changes a cached topic settles before it answers', async () => {
+    const [alice, bob] = [await t.signUp(), await t.signUp()];
+    await addMember(t, bob, alice.accountId, { role: 'editor' });
+    await heardSoFar();
+    const removed = await t.request('DELETE', `${API}/accounts/${alice.accountId}/members/${bob.userId}`, { token: alice.token });
+    expect(removed.statusCode, removed.body).toBe(204);
+    const payloads = await heardSoFar();
+    expect(payloads).toContain('auth');
+    expect(settles(payloads)).toBe(1);
   });
 });

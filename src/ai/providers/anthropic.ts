@@ -1,16 +1,25 @@
-import Anthropic from '@anthropic-ai/sdk';
-import { classifySdkError, ProviderFailure, verifyByListingModels, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
+import type Anthropic from '@anthropic-ai/sdk';
+import { classifySdkError, ProviderFailure, verifyByListingModels, type ProviderAdapter, type ProviderAnswer, type ProviderRequest, type SdkErrorClasses } from './provider.js';
 
-const SDK_ERRORS = { connection: Anthropic.APIConnectionError, timeout: Anthropic.APIConnectionTimeoutError, api: Anthropic.APIError };
+// The SDK is loaded on first use: its module graph is some 20 MB of a server that may never call it
+// (idle RSS, issue 24). Its error classes are known once it is; nothing can fail with them before.
+class NotLoaded {}
+const SDK_ERRORS: SdkErrorClasses = { connection: NotLoaded, timeout: NotLoaded, api: NotLoaded };
+let sdk: Promise<typeof Anthropic> | undefined;
+const loadSdk = () =>
+  (sdk ??= import('@anthropic-ai/sdk').then(({ default: loaded }) => {
+    Object.assign(SDK_ERRORS, { connection: loaded.APIConnectionError, timeout: loaded.APIConnectionTimeoutError, api: loaded.APIError });
+    return loaded;
+  }));
 
 /** The Anthropic Messages API through the official SDK (`@anthropic-ai/sdk`); models list as the key check. */
 export function anthropicAdapter(opts: { baseURL: string; managedKey: string | undefined }): ProviderAdapter {
-  const client = (apiKey: string, timeoutMs = 30_000) => new Anthropic({ apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: timeoutMs });
+  const client = async (apiKey: string, timeoutMs = 30_000) => new (await loadSdk())({ apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: timeoutMs });
   return {
     provider: 'anthropic',
     managedKey: opts.managedKey,
     managedAvailable: Boolean(opts.managedKey),
-    verify: (apiKey) => verifyByListingModels('anthropic', () => client(apiKey).models.list(), SDK_ERRORS),
+    verify: (apiKey) => verifyByListingModels('anthropic', async () => (await client(apiKey)).models.list(), SDK_ERRORS),
     async run(request: ProviderRequest): Promise<ProviderAnswer> {
       if (request.outputFormat === 'IMAGE') {
         throw new ProviderFailure('anthropic does not generate images', { httpStatus: 0, status: 'FAILED_PRECONDITION', retryable: false, reason: 'MODEL_CANNOT_RUN' });
@@ -19,7 +28,7 @@ export function anthropicAdapter(opts: { baseURL: string; managedKey: string | u
       if (request.effort) outputConfig.effort = request.effort;
       if (request.outputFormat === 'JSON') outputConfig.format = { type: 'json_schema', schema: request.outputSchema ?? {} };
       try {
-        const message = await client(request.apiKey, request.timeoutMs).messages.create({
+        const message = await (await client(request.apiKey, request.timeoutMs)).messages.create({
           model: request.model,
           max_tokens: request.maxTokens,
           ...(request.system !== undefined && { system: request.system }),

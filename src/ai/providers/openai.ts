@@ -1,8 +1,17 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { Provider } from '../catalogue.js';
-import { classifySdkError, verifyByListingModels, type ProviderAdapter, type ProviderAnswer, type ProviderRequest } from './provider.js';
+import { classifySdkError, verifyByListingModels, type ProviderAdapter, type ProviderAnswer, type ProviderRequest, type SdkErrorClasses } from './provider.js';
 
-const SDK_ERRORS = { connection: OpenAI.APIConnectionError, timeout: OpenAI.APIConnectionTimeoutError, api: OpenAI.APIError };
+// The SDK is loaded on first use: its module graph is some 20 MB of a server that may never call it
+// (idle RSS, issue 24). Its error classes are known once it is; nothing can fail with them before.
+class NotLoaded {}
+const SDK_ERRORS: SdkErrorClasses = { connection: NotLoaded, timeout: NotLoaded, api: NotLoaded };
+let sdk: Promise<typeof OpenAI> | undefined;
+const loadSdk = () =>
+  (sdk ??= import('openai').then(({ default: loaded }) => {
+    Object.assign(SDK_ERRORS, { connection: loaded.APIConnectionError, timeout: loaded.APIConnectionTimeoutError, api: loaded.APIError });
+    return loaded;
+  }));
 
 /**
  * The OpenAI HTTP API through the official SDK (`openai`): chat completions for TEXT/JSON, image
@@ -10,17 +19,17 @@ const SDK_ERRORS = { connection: OpenAI.APIConnectionError, timeout: OpenAI.APIC
  * (local model servers) under an operator-configured base URL.
  */
 export function openAiAdapter(opts: { provider: Provider; baseURL: string; managedKey: string | undefined; keyOptional?: boolean }): ProviderAdapter {
-  const client = (apiKey: string, timeoutMs = 30_000) =>
+  const client = async (apiKey: string, timeoutMs = 30_000) =>
     // Retries are the platform's (per-attempt records, Retry-After, routing), never the SDK's.
-    new OpenAI({ apiKey: apiKey || 'none', baseURL: opts.baseURL, maxRetries: 0, timeout: timeoutMs });
+    new (await loadSdk())({ apiKey: apiKey || 'none', baseURL: opts.baseURL, maxRetries: 0, timeout: timeoutMs });
   return {
     provider: opts.provider,
     managedKey: opts.managedKey,
     managedAvailable: Boolean(opts.managedKey) || Boolean(opts.keyOptional),
-    verify: (apiKey) => verifyByListingModels(opts.provider, () => client(apiKey).models.list(), SDK_ERRORS),
+    verify: (apiKey) => verifyByListingModels(opts.provider, async () => (await client(apiKey)).models.list(), SDK_ERRORS),
     async run(request: ProviderRequest): Promise<ProviderAnswer> {
-      const sdk = client(request.apiKey, request.timeoutMs);
       try {
+        const sdk = await client(request.apiKey, request.timeoutMs);
         if (request.outputFormat === 'IMAGE') {
           const { width, height } = request.image!;
           const answer = await sdk.images.generate({

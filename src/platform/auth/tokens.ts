@@ -12,6 +12,9 @@ const VERIFIED_TOKEN_TTL_MS = 30_000;
 // Tokens are ~250 bytes: the byte bound, not the count, limits the verified-token cache.
 const VERIFIED_TOKEN_CACHE = { max: 50_000, maxBytes: 8 * 2 ** 20 };
 const SESSION_CACHE = { max: 100_000, maxBytes: 8 * 2 ** 20 };
+// A refused token is refused again without jose (whose failures cost more than a served Get) for as
+// long as a verified one is trusted; a bad signature stays bad, an expired token stays expired.
+const REFUSED_TOKEN_CACHE = { max: 10_000, maxBytes: 2 * 2 ** 20 };
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export interface TokenService {
@@ -44,6 +47,10 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
     VERIFIED_TOKEN_TTL_MS,
     { maxBytes: VERIFIED_TOKEN_CACHE.maxBytes },
   );
+  const refused = new TtlCache<string, Unauthenticated>(REFUSED_TOKEN_CACHE.max, VERIFIED_TOKEN_TTL_MS, {
+    maxBytes: REFUSED_TOKEN_CACHE.maxBytes,
+    sizeOf: (token, err) => 96 + 2 * (token.length + err.message.length),
+  });
   const sessions = new VersionedCache<string, { userId: string } | null>(SESSION_CACHE);
   const authVersion = () => opts.invalidation.version('auth');
   const sessionById = opts.database.pointReader('user_sessions', ['id']);
@@ -52,6 +59,8 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
   async function verify(token: string, now: number) {
     const hit = verified.get(token, now);
     if (hit && hit.expMs > now) return hit;
+    const known = refused.get(token, now);
+    if (known) throw known;
     try {
       const { payload } = await jwtVerify(token, opts.secret, { issuer: ISSUER, algorithms: ['HS256'], currentDate: new Date(now) });
       const session = typeof payload.sid === 'string' ? payload.sid : undefined;
@@ -63,9 +72,14 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
       verified.set(token, entry, now, Math.min(VERIFIED_TOKEN_TTL_MS, entry.expMs - now));
       return entry;
     } catch (err) {
-      if (err instanceof Unauthenticated) throw err;
-      if (err instanceof joseErrors.JWTExpired) throw new Unauthenticated('token expired');
-      throw new Unauthenticated('token is malformed or not signed by this platform');
+      const answer =
+        err instanceof Unauthenticated
+          ? err
+          : err instanceof joseErrors.JWTExpired
+            ? new Unauthenticated('token expired')
+            : new Unauthenticated('token is malformed or not signed by this platform');
+      refused.set(token, answer, now);
+      throw answer;
     }
   }
 

@@ -471,6 +471,12 @@ export interface Database {
    * Absent on PostgreSQL, where no such number is cheap to know.
    */
   dataVersion?(): number;
+  /**
+   * PostgreSQL: how many statements on this process's write pool announced a cache topic (the
+   * cache-invalidation trigger's NOTICE, which reaches the connection before the statement completes).
+   * A write request that did not move it changed nothing a cache holds and need not settle.
+   */
+  topicAnnouncements?(): number;
   close(): Promise<void>;
 }
 
@@ -486,7 +492,14 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
       pool.on('error', (err) => console.error(`postgres: idle connection lost (${(err as { code?: string }).code ?? err.message})`));
       return pool;
     };
-    const pool = openPool(Number(process.env.PG_POOL_MAX ?? 10));
+    // Notices are asked for whatever the server's default: the cache-invalidation trigger's tell a write request to settle.
+    const pool = openPool(Number(process.env.PG_POOL_MAX ?? 10), '-c client_min_messages=notice');
+    let announcements = 0;
+    pool.on('connect', (client) => {
+      client.on('notice', (notice) => {
+        if (notice.message?.startsWith('cache_invalidation ')) announcements++;
+      });
+    });
     // Heavy reads run on one backend each (no parallel workers) and are cut off after a while, so a
     // burst of slow lists cannot occupy every core of the database server.
     const heavy = `-c max_parallel_workers_per_gather=${Number(process.env.PG_READ_PARALLEL_WORKERS ?? 0)} -c statement_timeout=${Number(process.env.PG_READ_TIMEOUT_MS ?? 30_000)}`;
@@ -507,6 +520,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
         return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
       },
       pointReader: (table, keyColumns) => batchedPointReader(pool, table, keyColumns),
+      topicAnnouncements: () => announcements,
       async subscribe(channel, onMessage, onLost, subscribeOptions) {
         // A connection of its own, outside the pools: LISTEN lasts as long as the session.
         const client = new pg.Client({ connectionString: opts.databaseUrl, application_name: subscribeOptions?.applicationName });

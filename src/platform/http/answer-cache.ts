@@ -11,25 +11,39 @@ export interface CachedAnswer {
 const ANSWER_CACHE = { max: 20_000, maxBytes: 16 * 2 ** 20 };
 
 /**
- * Serialized answers of resource Gets, per process, valid while nothing was written to the database
- * (`Database.dataVersion`: any write of this process, any commit of another connection to the file).
- * A hit skips the row's read, its mapping and its serialization: what is left of a Get is
- * authentication, the access check (both cached the same way, under their topics' versions) and the
- * write of the answer. Only where such a version is cheap to know (SQLite); undefined elsewhere.
+ * Serialized answers of resource Gets, per process, in one of two ways:
+ *
+ * - where the database has a cheap version (`Database.dataVersion`: SQLite, any write of this
+ *   process and any commit of another connection to the file), `load` keeps the whole answer while
+ *   nothing was written: a hit skips the row's read, its mapping and its serialization;
+ * - elsewhere (PostgreSQL) the row is read every time, and `reuse` skips only the serialization when
+ *   the resource's etag is the one of an answer already made: a strong etag changes with every write
+ *   of the resource (and covers its computed fields where it has any), so equal etags are equal bodies.
  *
  * Only answers that depend on the stored rows and the path alone go here (registerResourceRoutes
- * decides): the caller's access is checked before, on every request.
+ * decides); the caller's access is checked before, on every request.
  */
 export interface AnswerCache {
-  load(key: string, read: () => Promise<CachedAnswer>): Promise<CachedAnswer>;
+  load?(key: string, read: () => Promise<CachedAnswer>): Promise<CachedAnswer>;
+  /** The body already made for `etag` under `key`, else `serialize()`'s (then kept). */
+  reuse(key: string, etag: string, serialize: () => string): string;
 }
 
-export function createAnswerCache(database: Database): AnswerCache | undefined {
-  const dataVersion = database.dataVersion?.bind(database);
-  if (!dataVersion) return undefined;
+export function createAnswerCache(database: Database): AnswerCache {
   const answers = new VersionedCache<string, CachedAnswer>({
     ...ANSWER_CACHE,
     sizeOf: (key, answer) => 64 + 2 * (key.length + answer.body.length + (answer.etag?.length ?? 0)),
   });
-  return { load: (key, read) => answers.load(key, dataVersion, read) };
+  const dataVersion = database.dataVersion?.bind(database);
+  return {
+    ...(dataVersion && { load: (key: string, read: () => Promise<CachedAnswer>) => answers.load(key, dataVersion, read) }),
+    reuse(key, etag, serialize) {
+      // One version for every entry: here the etag, not the version, says whether the body is current.
+      const known = answers.get(key, 0);
+      if (known?.etag === etag) return known.body;
+      const body = serialize();
+      answers.set(key, { body, etag }, 0);
+      return body;
+    },
+  };
 }

@@ -3,7 +3,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { Database } from '../db/database.js';
 import type { SecretBox } from '../crypto.js';
 import { newId } from '../resource/ids.js';
@@ -74,33 +74,39 @@ interface Transport {
   close(): void;
 }
 
+// Loaded with the first message: some 20 MB of a server that may send none (idle RSS, issue 24).
+let nodemailerModule: Promise<typeof nodemailer> | undefined;
+const loadNodemailer = () => (nodemailerModule ??= import('nodemailer').then((loaded) => loaded.default));
+
 function smtpTransport(settings: MailSettings): Transport {
   // Pooled: connections are reused across messages. Plain smtp:// upgrades with STARTTLS whenever the
   // server offers it (nodemailer's default); smtps:// is TLS from the start. Every timeout stays below
   // the lease, so a hung server cannot keep a message claimed past it.
   const timeout = Math.max(1000, Math.floor(settings.leaseMs / 3));
-  const transporter = nodemailer.createTransport({
-    url: settings.smtpUrl,
-    pool: true,
-    maxConnections: 2,
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-  } as never);
+  let transporter: ReturnType<typeof nodemailer.createTransport> | undefined;
   return {
     async send(m) {
+      transporter ??= (await loadNodemailer()).createTransport({
+        url: settings.smtpUrl,
+        pool: true,
+        maxConnections: 2,
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+      } as never);
       await transporter.sendMail({ from: settings.from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: m.messageId });
     },
-    close: () => transporter.close(),
+    close: () => transporter?.close(),
   };
 }
 
 function outboxTransport(settings: MailSettings): Transport {
   const dir = join(settings.dataDir, 'outbox');
   // nodemailer composes the full RFC 5322 message (headers, multipart/alternative) without sending it.
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  let composer: ReturnType<typeof nodemailer.createTransport> | undefined;
   return {
     async send(m) {
+      composer ??= (await loadNodemailer()).createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
       const info = await composer.sendMail({ from: settings.from, to: m.to, subject: m.subject, text: m.text, html: m.html, messageId: m.messageId });
       await mkdir(dir, { recursive: true });
       // Written whole then renamed: an operator (or a crashed worker's successor) never sees half a file.

@@ -18,7 +18,7 @@ export interface RouteDeps {
   baseUrl: string;
   /** Route prefix, e.g. `/tenant-api/v1`. */
   prefix: string;
-  /** Where Gets whose answer depends on the stored rows and the path alone are kept (SQLite). */
+  /** Answers of Gets that depend on the stored rows and the path alone (http/answer-cache.ts). */
   answers?: AnswerCache;
 }
 
@@ -225,9 +225,12 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       handler: async (request, reply) => {
         const ctx = await context(request, decl.itemPath, decl.rights.read);
         const params = request.params as Record<string, string>;
+        let key = '';
         if (answers) {
-          let key = decl.itemPath;
+          key = decl.itemPath;
           for (const p of getParams) key += `|${params[p]}`;
+        }
+        if (answers?.load) {
           const answer = await answers.load(key, async (): Promise<CachedAnswer> => {
             const found = await service.get(ctx, params);
             return { body: String(reply.serialize(found)), etag: typeof found.etag === 'string' ? found.etag : undefined };
@@ -244,6 +247,10 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
         const ifNoneMatch = request.headers['if-none-match'];
         if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
           return reply.code(304).header('etag', `"${found.etag}"`).send();
+        }
+        if (answers && typeof found.etag === 'string') {
+          reply.header('etag', `"${found.etag}"`);
+          return reply.type('application/json; charset=utf-8').send(answers.reuse(key, found.etag, () => String(reply.serialize(found))));
         }
         return sendResource(reply, found);
       },

@@ -1,13 +1,19 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import * as z from 'zod';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ApiError, MethodNotAllowed, NotFound, PermissionDenied } from '../../platform/errors.js';
 import type { SiteContext, SiteDeps, SiteSearch } from '../contribution.js';
 import type { SiteContent } from './content.js';
 import { enabled } from './signals.js';
 
 export const MCP_PATH = '/mcp';
+
+// The MCP SDK and zod are loaded with the first /mcp call: some 30 MB of a server that may never
+// get one (idle RSS, issue 24).
+let sdkModules: Promise<{ McpServer: typeof McpServer; Transport: typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').WebStandardStreamableHTTPServerTransport; z: typeof import('zod') }> | undefined;
+const loadSdk = () =>
+  (sdkModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/mcp.js'), import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('zod')]).then(
+    ([mcp, http, z]) => ({ McpServer: mcp.McpServer, Transport: http.WebStandardStreamableHTTPServerTransport, z }),
+  ));
 
 /**
  * DNS-rebinding protection (MCP transport spec, "Security Warning"): the `Host` already named this
@@ -29,7 +35,8 @@ export function checkOrigin(request: FastifyRequest): void {
 }
 
 /** The read-only tools of a site's MCP server, answering what the read API answers (content.ts). */
-function mcpServerFor(ctx: SiteContext, content: SiteContent, search: SiteSearch | undefined): McpServer {
+function mcpServerFor(ctx: SiteContext, content: SiteContent, search: SiteSearch | undefined, sdk: Awaited<ReturnType<typeof loadSdk>>): McpServer {
+  const { McpServer, z } = sdk;
   const server = new McpServer(
     { name: `${ctx.website.code}-site`, title: ctx.website.displayName, version: '1.0.0' },
     { instructions: `Read-only access to the published pages, blog posts and navigation of ${ctx.origin}. Views (languages) are named by id; omit \`view\` for the default view.` },
@@ -141,8 +148,9 @@ export function registerMcp(site: FastifyInstance, deps: SiteDeps, content: Site
       const ctx = await guard(request);
       // The `search` tool is offered only while the website serves search (`search.enabled`).
       const search = deps.search && (await deps.search.enabled(ctx)) ? deps.search : undefined;
-      const server = mcpServerFor(ctx, content, search);
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      const sdk = await loadSdk();
+      const server = mcpServerFor(ctx, content, search, sdk);
+      const transport = new sdk.Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       try {
         await server.connect(transport);
         const headers = new Headers();
