@@ -7,6 +7,8 @@
  * ahead and going live, revisions compared and restored, tags and authors. axe on every screen; a
  * console error fails the test.
  */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import type { ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
@@ -62,6 +64,19 @@ async function siteShows(page: Page, url: string, text: string | RegExp) {
     await page.waitForTimeout(200);
   }
   throw new Error(`${url} never showed ${text}`);
+}
+
+/** Desktop and phone-width screenshots of what `p` shows (written when missing, or with UPDATE_SCREENSHOTS=1). */
+async function screenshots(p: Page, name: string) {
+  const desktop = `docs/screenshots/${name}-desktop.png`;
+  if (existsSync(desktop) && process.env.UPDATE_SCREENSHOTS !== '1') return;
+  await mkdir('docs/screenshots', { recursive: true });
+  const size = p.viewportSize();
+  await p.setViewportSize({ width: 1280, height: 900 });
+  await p.screenshot({ path: desktop, fullPage: true });
+  await p.setViewportSize({ width: 390, height: 844 });
+  await p.screenshot({ path: `docs/screenshots/${name}-phone.png`, fullPage: true });
+  if (size) await p.setViewportSize(size);
 }
 
 beforeAll(async () => {
@@ -182,6 +197,8 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Link' }).click();
     await page.getByLabel('Address').fill('https://maps.example.com/bakery');
     await page.getByRole('button', { name: 'Apply link' }).click();
+    await body.getByRole('link', { name: 'map' }).waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Image' }).click();
@@ -193,6 +210,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'detached' });
+    await screenshots(page, 'admin-page-editor');
     const stored = (await api('GET', `/cms_pages/${pageId}`)).json();
     expect(stored.content).toMatch(/<h2>Fresh every morning<\/h2>/);
     expect(stored.content).toMatch(/<ul><li><p>Sourdough<\/p><\/li><li><p>Croissants<\/p><\/li><\/ul>/);
@@ -324,6 +342,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await a.expectAccessible(page, 'post editor');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'detached' });
+    await screenshots(page, 'admin-post-editor');
 
     // Schedule on the website's clock, one to two minutes ahead (whole minutes).
     const zone = (await a.t.request('GET', `${API}/websites/${alice.websiteId}`, { token: alice.token })).json().time_zone as string;
@@ -425,9 +444,21 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await page.getByRole('heading', { level: 1, name: 'Opening hours' }).waitFor();
     await page.getByRole('textbox', { name: 'Content', exact: true }).click();
     await page.keyboard.type('Open daily 7–18.');
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Table', exact: true }).click();
+    await page.keyboard.type('Day');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Hours');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('Sunday');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('8–12');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'detached' });
     await a.expectAccessible(page, 'block editor');
+    expect((await api('GET', '/cms_blocks')).json().cms_blocks.find((b: any) => b.identifier === 'opening_hours').content).toMatch(/<table[\s\S]*<th[\s\S]*Day[\s\S]*<td[\s\S]*Sunday[\s\S]*8–12[\s\S]*<\/table>/);
 
     await page.goto(`${a.origin}/w/${alice.websiteId}/r/cms_pages/${pageId}`);
     await page.getByRole('textbox', { name: 'Content', exact: true }).getByText('Find us on the').click();
@@ -440,6 +471,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     expect((await api('GET', `/cms_pages/${pageId}`)).json().content).toContain('<div data-block="opening_hours"></div>');
     const visitor = await a.newPage();
     await siteShows(visitor, `${siteUrl}/our-bakery`, 'Open daily 7–18.');
+    await visitor.getByRole('cell', { name: 'Sunday' }).waitFor();
     console.check();
   });
 });

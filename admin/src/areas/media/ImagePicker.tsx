@@ -23,11 +23,13 @@ interface PickerProps {
   title?: string;
   /** false: the caller puts focus back itself (the rich-text editor, into its text). */
   returnFocus?: boolean;
+  /** Called once the dialog has gone (after its exit transition). */
+  onClosed?(): void;
 }
 
-export function ImagePicker({ websiteId, opened, onClose, onPick, title = 'Choose an image', returnFocus = true }: PickerProps) {
+export function ImagePicker({ websiteId, opened, onClose, onClosed, onPick, title = 'Choose an image', returnFocus = true }: PickerProps) {
   return (
-    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title={title} size="xl" returnFocus={returnFocus}>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title={title} size="xl" returnFocus={returnFocus} onExitTransitionEnd={onClosed}>
       {opened && <PickerBody websiteId={websiteId} onPick={onPick} />}
     </Modal>
   );

@@ -35,6 +35,14 @@ export const BlockEmbed = Node.create({
   },
 });
 
+/** Toolbar icons (paths of Tabler Icons, MIT), for the buttons without a letter. */
+const ICONS: Record<string, string> = {
+  link: 'M9 15l6 -6 M11 6l.463 -.536a5 5 0 0 1 7.071 7.072l-.534 .464 M13 18l-.397 .534a5.068 5.068 0 0 1 -7.127 0a4.972 4.972 0 0 1 0 -7.071l.524 -.463',
+  image: 'M15 8h.01 M3 6a3 3 0 0 1 3 -3h12a3 3 0 0 1 3 3v12a3 3 0 0 1 -3 3h-12a3 3 0 0 1 -3 -3v-12z M3 16l5 -5c.928 -.893 2.072 -.893 3 0l5 5 M14 14l1 -1c.928 -.893 2.072 -.893 3 0l3 3',
+  table: 'M3 5a2 2 0 0 1 2 -2h14a2 2 0 0 1 2 2v14a2 2 0 0 1 -2 2h-14a2 2 0 0 1 -2 -2v-14z M3 10h18 M10 3v18',
+  block: 'M4 4h6v6h-6z M14 4h6v6h-6z M4 14h6v6h-6z M14 14h6v6h-6z',
+};
+
 interface Props {
   label: string;
   value: string;
@@ -97,11 +105,19 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
   const [imageOpen, setImageOpen] = useState(false);
   const [blockOpen, setBlockOpen] = useState(false);
   const chain = () => editor.chain().focus();
+  // Back into the text once a dialog has gone (its focus trap lets go only at the end of its exit transition).
+  const refocus = () => editor.commands.focus();
   const b = (name: string, text: string, active: boolean, run: () => void) => (
     <Tooltip label={name} withArrow openDelay={400}>
       <ActionIcon variant={active ? 'filled' : 'default'} size="lg" aria-label={name} aria-pressed={active} onClick={run}>
-        {/* The glyph is drawn by CSS, so the button's only text is its name (axe: label-content-name-mismatch). */}
-        <span aria-hidden className={classes.glyph} data-glyph={text} />
+        {/* Drawn by CSS or SVG, so the button's only text is its name (axe: label-content-name-mismatch). */}
+        {ICONS[text] ? (
+          <svg aria-hidden width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round">
+            <path d={ICONS[text]} />
+          </svg>
+        ) : (
+          <span aria-hidden className={classes.glyph} data-glyph={text} />
+        )}
       </ActionIcon>
     </Tooltip>
   );
@@ -114,20 +130,18 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
       {b('Bulleted list', '•', state.bullet, () => chain().toggleBulletList().run())}
       {b('Numbered list', '1.', state.ordered, () => chain().toggleOrderedList().run())}
       {b('Quote', '“', state.quote, () => chain().toggleBlockquote().run())}
-      {b('Link', '🔗', state.link, () => setLinkOpen(true))}
-      {b('Image', '🖼', false, () => setImageOpen(true))}
-      {b('Table', '▦', state.table, () => (state.table ? undefined : chain().insertTable({ rows: 3, cols: 3, withHeaderRow: true }).run()))}
+      {b('Link', 'link', state.link, () => setLinkOpen(true))}
+      {b('Image', 'image', false, () => setImageOpen(true))}
+      {b('Table', 'table', state.table, () => (state.table ? undefined : chain().insertTable({ rows: 3, cols: 3, withHeaderRow: true }).run()))}
       {state.table && b('Add row', '+R', false, () => chain().addRowAfter().run())}
       {state.table && b('Add column', '+C', false, () => chain().addColumnAfter().run())}
       {state.table && b('Delete table', '×T', false, () => chain().deleteTable().run())}
-      {b('Embed a block', '⧉', false, () => setBlockOpen(true))}
+      {b('Embed a block', 'block', false, () => setBlockOpen(true))}
       <LinkDialog
         opened={linkOpen}
         initial={(editor.getAttributes('link').href as string | undefined) ?? ''}
-        onClose={() => {
-          setLinkOpen(false);
-          editor.commands.focus();
-        }}
+        onClose={() => setLinkOpen(false)}
+        onClosed={refocus}
         onSubmit={(href) => {
           setLinkOpen(false);
           if (!href) chain().extendMarkRange('link').unsetLink().run();
@@ -139,10 +153,8 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
         websiteId={websiteId}
         returnFocus={false}
         opened={imageOpen}
-        onClose={() => {
-          setImageOpen(false);
-          editor.commands.focus();
-        }}
+        onClose={() => setImageOpen(false)}
+        onClosed={refocus}
         onPick={(media) => {
           setImageOpen(false);
           if (media.url) chain().setImage({ src: media.url, alt: media.alt_text ?? '' }).run();
@@ -151,10 +163,8 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
       <BlockDialog
         websiteId={websiteId}
         opened={blockOpen}
-        onClose={() => {
-          setBlockOpen(false);
-          editor.commands.focus();
-        }}
+        onClose={() => setBlockOpen(false)}
+        onClosed={refocus}
         onPick={(identifier) => {
           setBlockOpen(false);
           chain().insertContent({ type: 'blockEmbed', attrs: { identifier } }).run();
@@ -164,14 +174,14 @@ function Toolbar({ editor, websiteId, label }: { editor: Editor; websiteId: stri
   );
 }
 
-function LinkDialog({ opened, initial, onClose, onSubmit }: { opened: boolean; initial: string; onClose(): void; onSubmit(href: string): void }) {
+function LinkDialog({ opened, initial, onClose, onClosed, onSubmit }: { opened: boolean; initial: string; onClose(): void; onClosed(): void; onSubmit(href: string): void }) {
   const [href, setHref] = useState(initial);
   useEffect(() => {
     if (opened) setHref(initial);
   }, [opened, initial]);
   const problem = href && !/^(https?:\/\/|mailto:|tel:|\/|#)/.test(href) ? 'Start with https://, http://, mailto:, tel: or / (a page of this site).' : undefined;
   return (
-    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title="Link" returnFocus={false}>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title="Link" returnFocus={false} onExitTransitionEnd={onClosed}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -192,7 +202,7 @@ function LinkDialog({ opened, initial, onClose, onSubmit }: { opened: boolean; i
   );
 }
 
-function BlockDialog({ websiteId, opened, onClose, onPick }: { websiteId: string; opened: boolean; onClose(): void; onPick(identifier: string): void }) {
+function BlockDialog({ websiteId, opened, onClose, onClosed, onPick }: { websiteId: string; opened: boolean; onClose(): void; onClosed(): void; onPick(identifier: string): void }) {
   const api = useApi();
   const blocks = useQuery({
     queryKey: ['cms_blocks', websiteId, 'picker'],
@@ -201,7 +211,7 @@ function BlockDialog({ websiteId, opened, onClose, onPick }: { websiteId: string
   });
   const [chosen, setChosen] = useState<string | null>(null);
   return (
-    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title="Embed a block" returnFocus={false}>
+    <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onClose} title="Embed a block" returnFocus={false} onExitTransitionEnd={onClosed}>
       <Stack>
         <Text size="sm">The block shows where you place it, as it is in each view (its own changes follow everywhere it is embedded).</Text>
         <Select
