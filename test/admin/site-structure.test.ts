@@ -97,6 +97,7 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     await page.getByText('Ovens saved.').waitFor();
     expect((await api('GET', `/navigation_menus/${menu.id}/items`)).items.find((i: any) => i.label === 'Ovens')).toMatchObject({ cms_page_id: about.id });
     await siteUntil('/', (html) => menuLabels(html).includes('Ovens'));
+    await screenshots(page, 'admin-menus');
   });
 
   it("reorders a category's posts by drag and drop and the archive shows the new order", async () => {
@@ -136,6 +137,7 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     await a.expectAccessible(page, 'category dialog');
     await dialog.getByRole('button', { name: 'Save category' }).click();
     await page.getByRole('list', { name: 'Categories' }).getByRole('button', { name: 'Rye breads', exact: true }).waitFor();
+    await screenshots(page, 'admin-blog-categories');
   });
 
   it('changes the primary colour: the preview shows it before saving, the site after', async () => {

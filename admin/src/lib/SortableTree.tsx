@@ -175,7 +175,8 @@ function TreeRow<T extends TreeRecord>(
     >
       <Group
         gap="xs"
-        wrap="nowrap"
+        // On a narrow screen the move buttons go under the label rather than squeezing it.
+        wrap="wrap"
         px="xs"
         py={6}
         mb={4}
@@ -198,7 +199,7 @@ function TreeRow<T extends TreeRecord>(
             <span aria-hidden="true">⠿</span>
           </ActionIcon>
         )}
-        <Box style={{ flex: 1, minWidth: 0 }}>
+        <Box style={{ flex: '1 1 10rem', minWidth: 0 }}>
           {props.onSelect ? (
             <Text
               component="button"
@@ -220,7 +221,7 @@ function TreeRow<T extends TreeRecord>(
           )}
         </Box>
         {canWrite && (
-          <Group gap={2} wrap="nowrap">
+          <Group gap={2} wrap="nowrap" ml="auto">
             {MOVES.map(({ move, symbol, text }) => (
               <Tooltip key={move} label={`Move ${text}`} openDelay={400}>
                 <ActionIcon variant="subtle" color="gray" aria-label={`Move ${label} ${text}`} disabled={!props.canMove(move)} onClick={() => props.onKeyboardMove(move)}>

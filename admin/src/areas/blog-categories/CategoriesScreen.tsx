@@ -61,7 +61,7 @@ export function CategoriesScreen({ categoryId }: { categoryId?: string }) {
       {categories.data && categories.data.length === 0 && <Alert title="No category yet">Categories group posts; each has its own archive page on the site.</Alert>}
       {categories.data && categories.data.length > 0 && (
         <Grid>
-          <Grid.Col span={{ base: 12, md: 5 }}>
+          <Grid.Col span={{ base: 12, md: 5 }} miw={0}>
             <Card withBorder>
               <Title order={2} size="h4" mb="sm">
                 Tree
@@ -97,7 +97,7 @@ export function CategoriesScreen({ categoryId }: { categoryId?: string }) {
               />
             </Card>
           </Grid.Col>
-          <Grid.Col span={{ base: 12, md: 7 }}>
+          <Grid.Col span={{ base: 12, md: 7 }} miw={0}>
             {selected ? (
               <CategoryPosts key={selected.id} category={selected} canWrite={canWrite} />
             ) : (
@@ -355,7 +355,7 @@ function PostRow({ id, index, count, post, canWrite, onMove, onRemove }: { id: s
   const title = post?.title ?? id;
   return (
     <li ref={setNodeRef} style={{ transform: CSS.Translate.toString(transform), transition, opacity: isDragging ? 0.6 : 1, position: 'relative', zIndex: isDragging ? 1 : undefined }}>
-      <Group gap="xs" wrap="nowrap" px="xs" py={6} mb={4} style={{ border: '1px solid var(--mantine-color-gray-4)', borderRadius: 'var(--mantine-radius-sm)', background: 'var(--mantine-color-body)' }}>
+      <Group gap="xs" wrap="wrap" px="xs" py={6} mb={4} style={{ border: '1px solid var(--mantine-color-gray-4)', borderRadius: 'var(--mantine-radius-sm)', background: 'var(--mantine-color-body)' }}>
         {canWrite && (
           <ActionIcon ref={setActivatorNodeRef} variant="subtle" color="gray" aria-label={`Drag ${title}`} style={{ cursor: 'grab', touchAction: 'none' }} {...attributes} {...listeners}>
             <span aria-hidden="true">⠿</span>
@@ -364,16 +364,16 @@ function PostRow({ id, index, count, post, canWrite, onMove, onRemove }: { id: s
         <Text w={28} ta="right" aria-hidden="true">
           {index + 1}.
         </Text>
-        <Text style={{ flex: 1 }} truncate>
+        <Text style={{ flex: '1 1 8rem', minWidth: 0 }} truncate>
           {title}
         </Text>
         {post && (
-          <Badge size="sm" variant="filled" color={post.state === 'PUBLISHED' ? 'teal.9' : 'gray.8'}>
+          <Badge size="sm" variant="filled" color={post.state === 'PUBLISHED' ? 'teal.9' : 'gray.8'} style={{ flexShrink: 0 }}>
             {post.state}
           </Badge>
         )}
         {canWrite && (
-          <Group gap={2} wrap="nowrap">
+          <Group gap={2} wrap="nowrap" ml="auto">
             <ActionIcon variant="subtle" color="gray" aria-label={`Move ${title} up`} disabled={index === 0} onClick={() => onMove(-1)}>
               <span aria-hidden="true">↑</span>
             </ActionIcon>
