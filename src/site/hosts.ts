@@ -46,6 +46,8 @@ export interface SiteHost {
 }
 
 const HOST_CACHE = { max: 10_000, maxBytes: 4 * 2 ** 20 };
+/** Distinct Host headers whose decision is remembered (a few bytes each). */
+const HOST_DECISIONS_MAX = 10_000;
 
 /** A DNS label: what `{code}` may be (website codes follow the same pattern). */
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -83,6 +85,11 @@ export interface SiteHosts {
   hostOf(req: IncomingMessage): SiteHost | undefined;
   /** The website a site host names; undefined for an unknown code or a domain no longer connected. */
   website(host: SiteHost): Promise<SiteWebsite | undefined>;
+  /**
+   * `website(host)` when the answer is in memory under the current version: the website, `null` for
+   * none, `undefined` when it must be read (then call `website`).
+   */
+  known(host: SiteHost): SiteWebsite | null | undefined;
 }
 
 const HOST_KEY = Symbol('siteHost');
@@ -122,6 +129,22 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
   }
 
   const present = siteWebsiteOf;
+  const websiteKey = (host: SiteHost) => (host.kind === 'platform' ? `code:${host.code}` : `id:${host.websiteId}`);
+
+  /**
+   * What a Host header names, from the name alone: a platform host's site (one frozen object for
+   * every request), `null` for no site (malformed, an IP literal, one of the platform's own hosts),
+   * else the host name to look up among custom domains (which can change: looked up per request).
+   */
+  function decide(header: string): SiteHost | string | null {
+    const hostname = hostnameOf(header);
+    if (!hostname || isIP(hostname) || ownHosts.has(hostname)) return null;
+    const code = platformCode(hostname);
+    if (code !== undefined) return Object.freeze({ hostname, kind: 'platform', code } satisfies SiteHost);
+    return hostname;
+  }
+  // Host header → decision (every request asks; a site's visitors send one header, the platform's own surfaces a few).
+  const decisions = new Map<string, SiteHost | string | null>();
 
   return {
     constraint: {
@@ -131,13 +154,20 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
         return { get: (value) => stores.get(value) ?? null, set: (value, store) => void stores.set(value, store) };
       },
       deriveConstraint(req, _ctx, done) {
-        const hostname = hostnameOf(req.headers.host);
-        if (!hostname || isIP(hostname) || ownHosts.has(hostname)) return done(null, undefined);
-        const code = platformCode(hostname);
-        if (code !== undefined) {
-          (req as any)[HOST_KEY] = { hostname, kind: 'platform', code } satisfies SiteHost;
+        const header = req.headers.host;
+        let decided = header === undefined ? null : decisions.get(header);
+        if (decided === undefined) {
+          decided = decide(header!);
+          // Made-up Host headers must not grow the process: the memo starts over past its bound.
+          if (decisions.size >= HOST_DECISIONS_MAX) decisions.clear();
+          decisions.set(header!, decided);
+        }
+        if (decided === null) return done(null, undefined);
+        if (typeof decided !== 'string') {
+          (req as any)[HOST_KEY] = decided;
           return done(null, 'site');
         }
+        const hostname = decided;
         connectedDomain(hostname).then(
           (websiteId) => {
             if (!websiteId) return done(null, undefined);
@@ -157,8 +187,15 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
 
     hostOf: (req) => (req as any)[HOST_KEY],
 
+    known(host) {
+      const version = hostsVersion();
+      if (typeof version !== 'number') return undefined;
+      const found = websites.get(websiteKey(host), version);
+      return found === null ? null : found;
+    },
+
     async website(host) {
-      const key = host.kind === 'platform' ? `code:${host.code}` : `id:${host.websiteId}`;
+      const key = websiteKey(host);
       const found = await websites.load(key, hostsVersion, async () => {
         if (host.kind !== 'custom' && !LABEL.test(host.code ?? '')) return null;
         const query = db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]);

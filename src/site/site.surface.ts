@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip as gzipCallback } from 'node:zlib';
+import { negotiate } from '@fastify/accept-negotiator';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Kysely } from 'kysely';
@@ -26,6 +29,8 @@ import { themePreviewContribution, themePreviewScript, wantsThemePreview } from 
 export const SITE_STATUS_SETTING = 'general.site.status';
 /** `Retry-After` of a site in maintenance: crawlers come back in ten minutes. */
 export const MAINTENANCE_RETRY_AFTER_S = 600;
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCallback);
 /** Longest request path a site answers (longer: 414). */
 export const MAX_SITE_PATH_LENGTH = 2048;
 /** Bytes of renderings kept per process (all websites together), oldest evicted first. */
@@ -54,6 +59,8 @@ interface CachedAnswer {
   etag: string;
   /** Extra headers of the answer (`Link` to the Markdown twin, token count, content signals). */
   headers: Record<string, string>;
+  /** The body compressed, per content coding, made on the first request that accepts it (`precompressed`). */
+  encoded?: Partial<Record<Precoding, Promise<Buffer>>>;
 }
 
 /** The views a website's site serves (active ones and the default), the default first. */
@@ -84,6 +91,19 @@ interface ViewState {
   settings: SiteSettings;
   chrome: SiteChrome;
 }
+
+/** A website under one content version: its views, and each view's state once asked for. */
+interface Snapshot {
+  version: number;
+  views: Promise<SiteView[]>;
+  /** `views` once read. */
+  list?: SiteView[];
+  states: Map<string, Promise<ViewState>>;
+  /** `states` once read. */
+  ready: Map<string, ViewState>;
+}
+const SNAPSHOT = Symbol('siteSnapshot');
+type SnapshotCarrier = { [SNAPSHOT]?: Snapshot };
 
 /**
  * The rendered websites (docs/architecture.md, "Rendered websites"): every request whose `Host`
@@ -120,26 +140,45 @@ export async function registerSiteSurface(
     for (const page of contribution.pages ?? []) pageRouter.on('GET', page.pattern, page.handler as never);
   }
 
-  const viewsCache = new TtlCache<string, Promise<SiteView[]>>(20_000, PAGE_CACHE_TTL_MS);
-  const viewStates = new TtlCache<string, Promise<ViewState>>(20_000, PAGE_CACHE_TTL_MS);
+  const snapshots = new TtlCache<string, Snapshot>(20_000, PAGE_CACHE_TTL_MS);
   const pages = createPageCache(PAGE_CACHE_MAX_BYTES, PAGE_CACHE_TTL_MS);
-  const cached = <T>(cache: TtlCache<string, Promise<T>>, key: string, load: () => Promise<T>): Promise<T> => {
-    const hit = cache.get(key);
-    if (hit) return hit;
-    const loading = load();
-    cache.set(key, loading);
-    loading.catch(() => cache.delete(key));
-    return loading;
-  };
 
   const readViews = (websiteId: string) => readSiteViews(db, websiteId);
 
+  /**
+   * The website's snapshot under `version`: one map hit per request (the context carries it on),
+   * where per-view keys built for every lookup cost more than the rest of a cached page's work.
+   */
+  function snapshotOf(websiteId: string, version: number): Snapshot {
+    const known = snapshots.get(websiteId);
+    if (known && known.version === version) return known;
+    const snapshot: Snapshot = { version, views: readViews(websiteId), states: new Map(), ready: new Map() };
+    snapshot.views.then(
+      (list) => (snapshot.list = list),
+      () => snapshots.get(websiteId) === snapshot && snapshots.delete(websiteId),
+    );
+    // A request still reading under an older version (a newer one was read meanwhile) does not evict the newer.
+    if (!known || known.version < version) snapshots.set(websiteId, snapshot);
+    return snapshot;
+  }
+
   function viewState(ctx: SiteContext, view: SiteView): Promise<ViewState> {
-    return cached(viewStates, `${ctx.website.id}|${ctx.version}|${view.id}`, async () => {
-      const settings = await readSiteSettings(database, ctx.website.id, view.id);
-      const chrome = await readSiteChrome(deps, ctx, view, settings);
-      return { settings, chrome };
-    });
+    const snapshot = (ctx as SnapshotCarrier)[SNAPSHOT] ?? snapshotOf(ctx.website.id, ctx.version);
+    let state = snapshot.states.get(view.id);
+    if (!state) {
+      state = (async () => {
+        const settings = await readSiteSettings(database, ctx.website.id, view.id);
+        const chrome = await readSiteChrome(deps, ctx, view, settings);
+        return { settings, chrome };
+      })();
+      snapshot.states.set(view.id, state);
+      const loading = state;
+      loading.then(
+        (ready) => snapshot.ready.set(view.id, ready),
+        () => snapshot.states.get(view.id) === loading && snapshot.states.delete(view.id),
+      );
+    }
+    return state;
   }
 
   const visitorOf = contributions.find((c) => c.visitor)?.visitor;
@@ -225,16 +264,18 @@ export async function registerSiteSurface(
 
     site.addHook('onRequest', async (request, reply) => {
       const host = hosts.hostOf(request.raw)!;
-      const website = await hosts.website(host);
+      // What is known in memory is used without an await (each costs a turn of the microtask queue).
+      const website = hosts.known(host) ?? (await hosts.website(host));
       if (!website || !website.ready) {
         return reply.code(404).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(UNKNOWN_HOST_HTML);
       }
       const now = Date.now();
-      const version = await versions.current(website.id, now);
-      const views = await cached(viewsCache, `${website.id}|${version}`, () => readViews(website.id));
+      const version = versions.known(website.id, now) ?? (await versions.current(website.id, now));
+      const snapshot = snapshotOf(website.id, version);
+      const views = snapshot.list ?? (await snapshot.views);
       if (views.length === 0) return reply.code(404).type('text/html; charset=utf-8').send(UNKNOWN_HOST_HTML);
       const port = /:(\d{1,5})$/.exec(request.headers.host ?? '')?.[1];
-      request.site = {
+      const site: SiteContext & SnapshotCarrier = {
         website,
         host,
         origin: `${request.protocol}://${host.hostname}${port ? `:${port}` : ''}`,
@@ -242,10 +283,13 @@ export async function registerSiteSurface(
         views,
         defaultView: views[0],
         now,
+        // A symbol: copied along when a page context spreads this one, left out of JSON and templates.
+        [SNAPSHOT]: snapshot,
       };
+      request.site = site;
       // `general.site.status` (website-wide): anything but LIVE closes every route of the site.
       // PASSWORD_PROTECTED has no password setting to check yet, so it answers like MAINTENANCE.
-      const { settings } = await viewState(request.site, request.site.defaultView);
+      const { settings } = snapshot.ready.get(site.defaultView.id) ?? (await viewState(site, site.defaultView));
       if ((settings.get(SITE_STATUS_SETTING) ?? 'LIVE') !== 'LIVE') {
         const name = String(settings.get('general.site.name') || website.displayName);
         const { chrome } = await viewState(request.site, request.site.defaultView);
@@ -259,15 +303,15 @@ export async function registerSiteSurface(
       if (visitorOf) request.site.visitor = await visitorOf(request, request.site);
     });
 
-    site.addHook('onSend', async (request, reply, payload) => {
-      const type = String(reply.getHeader('content-type') ?? '');
+    // Synchronous (with `done`): this runs on every answer of the site, and a promise per hook adds up.
+    site.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-content-type-options', 'nosniff');
       if (!reply.hasHeader('referrer-policy')) reply.header('referrer-policy', 'strict-origin-when-cross-origin');
-      if (type.startsWith('text/html')) {
+      if (String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
         reply.header('content-security-policy', csp);
         reply.header('x-frame-options', 'SAMEORIGIN');
       }
-      return payload;
+      done(null, payload);
     });
 
     // HTML for people; routes that answer JSON (read API, /mcp) mark `config.siteJson` and get the canonical body.
@@ -318,7 +362,7 @@ export async function registerSiteSurface(
     if (rawPath.length > MAX_SITE_PATH_LENGTH) return notFound(request, reply, ctx.defaultView, 414);
     let path: string;
     try {
-      path = decodeURIComponent(rawPath);
+      path = rawPath.includes('%') ? decodeURIComponent(rawPath) : rawPath;
     } catch {
       return notFound(request, reply, ctx.defaultView, 400);
     }
@@ -337,19 +381,19 @@ export async function registerSiteSurface(
     const prefixed = first !== '' ? ctx.views.find((v) => !v.isDefault && v.urlPrefix === first) : undefined;
     const view = prefixed ?? ctx.defaultView;
     const inView = prefixed ? path.slice(first.length + 1) || '/' : path;
-    const { settings } = await viewState(ctx, view);
+    const { settings } = (ctx as SnapshotCarrier)[SNAPSHOT]?.ready.get(view.id) ?? (await viewState(ctx, view));
     const twins = settings.get(MARKDOWN_TWINS_SETTING) !== false;
     if (markdown && !twins) return notFound(request, reply, view, 404);
     markdown ||= twins && wantsMarkdown(request.headers.accept);
 
-    const query = Object.fromEntries(new URLSearchParams(rawQuery));
+    const query: Record<string, string> = rawQuery ? Object.fromEntries(new URLSearchParams(rawQuery)) : {};
     const groups = ctx.visitor ? [...ctx.visitor.groupIds].sort().join(',') : '-';
     // Only the parameters site pages read make renderings differ; others would only fill the cache.
     // The origin too: renderings hold absolute URLs (canonical, feeds, llms.txt) of the Host asked
     // (custom domain or platform host, scheme, port), which must not reach visitors of another.
     const cacheKey = `${ctx.website.id}|${ctx.version}|${ctx.origin}|${view.id}|${groups}|${inView}|${query.page ?? ''}|${wantsThemePreview(query) ? 'preview' : ''}|${namedTwin ? 'md' : markdown ? 'accept-md' : 'html'}`;
     const hit = pages.get(cacheKey);
-    if (hit) return sendAnswer(request, reply, hit, true);
+    if (hit) return sendAnswer(request, reply, hit, true, true);
 
     const found = pageRouter.find('GET', inView);
     let page: SitePage | undefined;
@@ -396,15 +440,23 @@ export async function registerSiteSurface(
       };
     }
     answer.etag = `W/"${createHash('sha256').update(answer.body).digest('base64url').slice(0, 22)}"`;
-    if (page.shared !== false && answer.status === 200) pages.set(cacheKey, answer);
-    return sendAnswer(request, reply, answer, page.shared !== false);
+    const kept = page.shared !== false && answer.status === 200;
+    if (kept) pages.set(cacheKey, answer);
+    return sendAnswer(request, reply, answer, page.shared !== false, kept);
   }
 
-  function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer, shared: boolean): FastifyReply {
-    reply.header('etag', answer.etag).header('vary', 'Accept, Cookie').headers(answer.headers);
+  /** `kept`: the answer is in the page cache (only those keep compressed bodies; the plugin compresses the others). */
+  async function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer, shared: boolean, kept: boolean): Promise<FastifyReply> {
+    const coding = kept ? precoding(answer, request.headers['accept-encoding']) : null;
+    // `accept-encoding` as the compress plugin writes it (it adds its own otherwise).
+    reply.header('etag', answer.etag).header('vary', coding === null ? 'Accept, Cookie' : 'Accept, Cookie, accept-encoding').headers(answer.headers);
     reply.header('cache-control', shared && !request.site?.visitor ? 'public, max-age=0, must-revalidate' : 'private, no-cache');
     if (answer.status === 200 && request.headers['if-none-match'] === answer.etag) return reply.code(304).send();
-    return reply.code(answer.status).type(answer.contentType).send(answer.body);
+    reply.code(answer.status).type(answer.contentType);
+    // A rendering is sent compressed as it was compressed once (the compress plugin would do it again
+    // on every request, which costs more than the rest of a cached page); same ETag, as a weak one may.
+    if (coding === 'br' || coding === 'gzip') return reply.header('content-encoding', coding).send(await precompressed(answer, coding));
+    return reply.send(answer.body);
   }
 
   async function notFound(request: FastifyRequest, reply: FastifyReply, view: SiteView, status: number): Promise<FastifyReply> {
@@ -449,7 +501,8 @@ function createPageCache(maxBytes: number, ttlMs: number) {
       return entry.answer;
     },
     set(key: string, answer: CachedAnswer, now = Date.now()): void {
-      const bytes = answer.body.length + key.length * 2 + 256;
+      // Half the body again for the compressed copies a hit may add later (br and gzip of HTML: ~15–25 % each).
+      const bytes = Math.ceil(answer.body.length * 1.5) + key.length * 2 + 256;
       if (bytes > PAGE_CACHE_MAX_ENTRY_BYTES) return;
       drop(key);
       entries.set(key, { answer, bytes, expires: now + ttlMs });
@@ -460,6 +513,53 @@ function createPageCache(maxBytes: number, ttlMs: number) {
       }
     },
   };
+}
+
+/** Content codings a cached answer keeps its body in; deflate (which no browser prefers) is left to the compress plugin. */
+type Precoding = 'br' | 'gzip';
+/** The compress plugin's codings (app.ts), in its order of preference. */
+const CODINGS = ['br', 'gzip', 'deflate'] as const;
+type Coding = (typeof CODINGS)[number];
+/** What the compress plugin would compress (app.ts): text, JSON and XML answers of 1 KiB and more. */
+const COMPRESSIBLE_TYPE = /^text\/(?!event-stream)|[+/](?:json|xml|text)(?:;|$)/;
+const COMPRESS_THRESHOLD_BYTES = 1024;
+/** Brotli's best quality costs ~25× its fast one, paid once per rendering; past this size, a faster one. */
+const BROTLI_BEST_MAX_BYTES = 128 * 1024;
+/** Accept-Encoding header → the coding to send (`undefined`: identity), as the compress plugin negotiates it. */
+const negotiatedCodings = new Map<string, Coding | undefined>();
+
+/**
+ * The coding a cached answer goes out in: `null` when the answer is never compressed (small, or of a
+ * type the compress plugin leaves alone; Vary stays as it was), `undefined` for identity, else the
+ * coding the compress plugin would choose.
+ */
+function precoding(answer: CachedAnswer, acceptEncoding: string | undefined): Coding | undefined | null {
+  if (answer.body.length < COMPRESS_THRESHOLD_BYTES || !COMPRESSIBLE_TYPE.test(answer.contentType)) return null;
+  if (acceptEncoding === undefined) return undefined;
+  if (negotiatedCodings.has(acceptEncoding)) return negotiatedCodings.get(acceptEncoding);
+  // The plugin's own negotiator and preference order (br, then gzip), x-gzip and `*` as it reads them.
+  const chosen = negotiate(acceptEncoding.toLowerCase().replace(/\*|x-gzip/g, 'gzip'), [...CODINGS]);
+  // A client sending ever new headers must not grow the process: the memo starts over past a bound.
+  if (negotiatedCodings.size >= 1_000) negotiatedCodings.clear();
+  negotiatedCodings.set(acceptEncoding, chosen ?? undefined);
+  return chosen ?? undefined;
+}
+
+/** The answer's body in `coding`, compressed off the event loop once and kept with the cached answer. */
+function precompressed(answer: CachedAnswer, coding: Precoding): Promise<Buffer> {
+  answer.encoded ??= {};
+  let encoded = answer.encoded[coding];
+  if (!encoded) {
+    const size = answer.body.length;
+    encoded =
+      coding === 'br'
+        ? brotli(answer.body, { params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: size <= BROTLI_BEST_MAX_BYTES ? 11 : 5, [zlib.BROTLI_PARAM_SIZE_HINT]: size } })
+        : gzip(answer.body, { level: 9 });
+    answer.encoded[coding] = encoded;
+    const kept = encoded;
+    kept.catch(() => answer.encoded?.[coding] === kept && delete answer.encoded[coding]);
+  }
+  return encoded;
 }
 
 /** Headers every answer meant for agents carries: the site's content signals (contentsignals.org). */

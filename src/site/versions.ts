@@ -11,24 +11,29 @@ export const SITE_VERSION_TTL_MS = 1_000;
 export interface SiteVersions {
   /** The website's content version (`site_versions`, bumped by triggers in every writing transaction). */
   current(websiteId: string, now?: number): Promise<number>;
+  /** `current` when it is in memory and fresh (no await needed); `undefined` otherwise. */
+  known(websiteId: string, now?: number): number | undefined;
 }
 
 export function createSiteVersions(database: Database, ttlMs = SITE_VERSION_TTL_MS): SiteVersions {
-  const cache = new TtlCache<string, Promise<number>>(100_000, ttlMs);
+  const cache = new TtlCache<string, { read: Promise<number>; version?: number }>(100_000, ttlMs);
   return {
     current(websiteId, now = Date.now()) {
       const cached = cache.get(websiteId, now);
-      if (cached) return cached;
+      if (cached) return cached.read;
       // Concurrent requests of one website share the one read in flight.
-      const read = database.db
-        .selectFrom('site_versions')
-        .select('version')
-        .where('website_id', '=', websiteId)
-        .executeTakeFirst()
-        .then((row) => Number(row?.version ?? 0));
-      cache.set(websiteId, read, now);
-      read.catch(() => cache.delete(websiteId));
-      return read;
+      const entry: { read: Promise<number>; version?: number } = {
+        read: database.db
+          .selectFrom('site_versions')
+          .select('version')
+          .where('website_id', '=', websiteId)
+          .executeTakeFirst()
+          .then((row) => (entry.version = Number(row?.version ?? 0))),
+      };
+      cache.set(websiteId, entry, now);
+      entry.read.catch(() => cache.get(websiteId, now) === entry && cache.delete(websiteId));
+      return entry.read;
     },
+    known: (websiteId, now = Date.now()) => cache.get(websiteId, now)?.version,
   };
 }

@@ -4,6 +4,7 @@
  * assertions), a write to another website leaves this one's rendering as it was, and a rendering
  * answers its ETag with 304.
  */
+import { brotliCompressSync, brotliDecompressSync, constants as zlib, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_VERSION_TTL_MS } from '../../src/site/versions.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
@@ -86,5 +87,69 @@ describe('site cache', () => {
     const changed = await poll('/tagged', host, (b) => b.includes('Second'));
     expect(changed.headers.etag).not.toBe(etag);
     expect((await site('/tagged', host, { 'if-none-match': etag })).statusCode).toBe(200);
+  });
+
+  it('serves a cached page precompressed and identical to the uncompressed body', async () => {
+    const content = `<h2>Loaves</h2>${'<p>Rye rests for two days before it is baked. </p>'.repeat(40)}`;
+    await createPage(alice, { title: 'Loaves', url_key: 'loaves', content });
+    const plain = await poll('/loaves', host, (b) => b.includes('Rye rests'));
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    // Whichever coding it goes out in, caches learn that the page varies by Accept-Encoding.
+    expect(String(plain.headers.vary)).toMatch(/accept-encoding/i);
+    const identity = plain.rawPayload;
+
+    for (let i = 0; i < 2; i++) {
+      const br = await site('/loaves', host, { 'accept-encoding': 'gzip, deflate, br, zstd' });
+      expect(br.statusCode).toBe(200);
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(brotliDecompressSync(br.rawPayload).equals(identity)).toBe(true);
+      expect(Number(br.headers['content-length'])).toBe(br.rawPayload.length);
+      // Compressed once at brotli's best quality (not per request at a fast one): no larger than that.
+      const best = brotliCompressSync(identity, { params: { [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT, [zlib.BROTLI_PARAM_QUALITY]: 11 } });
+      expect(br.rawPayload.length).toBeLessThanOrEqual(best.length);
+      // Same rendering, same (weak) ETag, headers as for the uncompressed answer.
+      expect(br.headers.etag).toBe(plain.headers.etag);
+      expect(br.headers['cache-control']).toBe(plain.headers['cache-control']);
+      expect(br.headers.link).toBe(plain.headers.link);
+      expect(br.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
+      expect(String(br.headers.vary)).toMatch(/accept-encoding/i);
+    }
+    const gz = await site('/loaves', host, { 'accept-encoding': 'gzip' });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gz.rawPayload).equals(identity)).toBe(true);
+    // deflate alone (no browser asks so) is still compressed, per request, by the compress plugin.
+    const deflate = await site('/loaves', host, { 'accept-encoding': 'deflate' });
+    expect(deflate.headers['content-encoding']).toBe('deflate');
+    expect(String(deflate.headers.vary).match(/accept-encoding/gi)).toHaveLength(1);
+    const refused = await site('/loaves', host, { 'accept-encoding': 'br;q=0, gzip;q=0' });
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.rawPayload.equals(identity)).toBe(true);
+    // Revalidation answers 304 whatever the coding asked for.
+    const notModified = await site('/loaves', host, { 'accept-encoding': 'br', 'if-none-match': plain.headers.etag as string });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.rawPayload.length).toBe(0);
+  });
+
+  it('a write shows in the compressed rendering on the next request that reads the new version', async () => {
+    const page = await createPage(alice, { title: 'Crumb', url_key: 'crumb', content: `<p>Crumb one</p>${'<p>An open, glossy crumb.</p>'.repeat(60)}` });
+    const br = (res: { rawPayload: Buffer }) => brotliDecompressSync(res.rawPayload).toString('utf8');
+    const deadline = () => Date.now() + 50 * SITE_VERSION_TTL_MS;
+    const pollBr = async (until: (body: string) => boolean) => {
+      const end = deadline();
+      for (;;) {
+        const res = await site('/crumb', host, { 'accept-encoding': 'br' });
+        if (res.statusCode === 200 && res.headers['content-encoding'] === 'br' && until(br(res))) return res;
+        if (Date.now() > end) throw new Error(`/crumb never showed the write compressed; last ${res.statusCode}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    const first = await pollBr((b) => b.includes('Crumb one'));
+    await patchPage(alice, page, { content: `<p>Crumb two</p>${'<p>An open, glossy crumb.</p>'.repeat(60)}` });
+    const second = await pollBr((b) => b.includes('Crumb two'));
+    expect(br(second)).not.toContain('Crumb one');
+    expect(second.headers.etag).not.toBe(first.headers.etag);
+    // The uncompressed answer is the same rendering.
+    const plain = await site('/crumb');
+    expect(plain.body).toBe(br(second));
   });
 });

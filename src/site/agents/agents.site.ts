@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../../platform/errors.js';
-import type { SiteContribution, SiteDeps, SiteEntry, SitePageContext, SiteView } from '../contribution.js';
+import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePageContext, SiteView } from '../contribution.js';
 import { API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog, apiCatalogLink } from './api-catalog.js';
 import { createSiteContent, sitePath } from './content.js';
 import { LLMS_TXT_MAX_ENTRIES, llmsFullTxt, llmsTxt, takeEntries } from './llms.js';
@@ -91,20 +91,44 @@ export function agentsContribution(): SiteContribution {
           .send(Buffer.from(JSON.stringify(apiCatalog(ctx, settings))));
       });
 
+      const discoveryLinks = new WeakMap<SiteView[], Map<string, string>>();
       // Discovery on every HTML page (the llms.txt format's link relations): its view's llms.txt as
       // `describedby`, and the API catalogue (RFC 9727 §3) — each only while it is served.
-      site.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload) => {
-        if (!request.site || !String(reply.getHeader('content-type') ?? '').startsWith('text/html') || reply.statusCode !== 200) return payload;
+      const discovery = async (ctx: SiteContext, view: SiteView): Promise<string> => {
+        const found: string[] = [];
+        if (enabled(await siteDeps.settings(ctx, view), 'llmsTxt')) found.push(`<${ctx.origin}${sitePath(view, '/llms.txt')}>; rel="describedby"; type="text/markdown"`);
+        if (enabled(await siteDeps.settings(ctx, ctx.defaultView), 'apiCatalog')) found.push(apiCatalogLink(ctx));
+        return found.join(', ');
+      };
+      const addLinks = (reply: FastifyReply, links: string) => {
+        if (!links) return;
+        const existing = reply.getHeader('link');
+        reply.header('link', existing ? `${existing}, ${links}` : links);
+      };
+      // Synchronous once the links are known (every HTML answer runs it; a promise per hook adds up).
+      site.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload, done) => {
+        if (!request.site || !String(reply.getHeader('content-type') ?? '').startsWith('text/html') || reply.statusCode !== 200) return done(null, payload);
         const ctx = request.site;
         const view = viewOfPath(ctx.views, request.url);
-        const links: string[] = [];
-        if (enabled(await siteDeps.settings(ctx, view), 'llmsTxt')) links.push(`<${ctx.origin}${sitePath(view, '/llms.txt')}>; rel="describedby"; type="text/markdown"`);
-        if (enabled(await siteDeps.settings(ctx, ctx.defaultView), 'apiCatalog')) links.push(apiCatalogLink(ctx));
-        if (links.length) {
-          const existing = reply.getHeader('link');
-          reply.header('link', [existing, ...links].filter(Boolean).join(', '));
+        // The same for every page of a view under one content version and origin: made once
+        // (`ctx.views` is one array per website and version, so older versions' entries go with it).
+        let byView = discoveryLinks.get(ctx.views);
+        if (!byView) discoveryLinks.set(ctx.views, (byView = new Map()));
+        const key = `${view.id} ${ctx.origin}`;
+        const known = byView.get(key);
+        if (known !== undefined) {
+          addLinks(reply, known);
+          return done(null, payload);
         }
-        return payload;
+        discovery(ctx, view).then(
+          (links) => {
+            // Bounded: a version's views see few origins (platform host, custom domains, their ports).
+            if (byView.size < 64) byView.set(key, links);
+            addLinks(reply, links);
+            done(null, payload);
+          },
+          (err) => done(err),
+        );
       });
 
       await registerReadApi(site, siteDeps, content);
