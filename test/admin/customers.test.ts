@@ -100,11 +100,14 @@ describe('customers', { timeout: 180_000 }, () => {
     await dialog.waitFor({ state: 'detached' });
     await p.getByText('2 of at most 100', { exact: false }).waitFor();
 
-    // Reorder with the keyboard: Loyalty number first.
-    await p.getByRole('button', { name: 'Move Loyalty number' }).focus();
-    await p.keyboard.press('Space');
-    await p.keyboard.press('ArrowUp');
-    await p.keyboard.press('Space');
+    // Reorder by dragging: Loyalty number's handle above Favourite bread.
+    const from = (await p.getByRole('button', { name: 'Move Loyalty number' }).boundingBox())!;
+    const to = (await p.getByRole('button', { name: 'Move Favourite bread' }).boundingBox())!;
+    await p.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await p.mouse.down();
+    await p.mouse.move(to.x + to.width / 2, to.y + to.height / 2 - 10, { steps: 12 });
+    await p.getByText('Loyalty number is over position 1 of 2.').waitFor({ state: 'attached' });
+    await p.mouse.up();
     await expect.poll(async () => expectStatus(await a.t.request('GET', `${site}/customer_attributes`, { token: alice.token }), 200).customer_attributes.map((x: { key: string }) => x.key)).toEqual(['loyalty_number', 'favourite_bread']);
     await a.expectAccessible(p, 'attributes');
     expect(consoleErrors).toEqual([]);

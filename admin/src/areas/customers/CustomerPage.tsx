@@ -92,7 +92,7 @@ function CustomerForm({ customer }: { customer: Customer }) {
         ← Customers
       </AnchorLink>
       <Group gap="sm">
-        <Title order={1} style={{ overflowWrap: 'anywhere' }}>
+        <Title order={1} style={{ overflowWrap: 'anywhere', fontSize: 'clamp(1.5rem, 6vw, 2.125rem)' }}>
           {customer.email}
         </Title>
         {!values.is_active && (

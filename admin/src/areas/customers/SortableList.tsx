@@ -11,13 +11,31 @@ import { CSS } from '@dnd-kit/utilities';
 export function SortableList<T extends { id: string }>({ items, label, disabled, onMove, render }: { items: T[]; label: (item: T) => string; disabled?: boolean; onMove: (ids: string[], movedIndex: number) => void; render: (item: T) => ReactNode }) {
   const sensors = useSensors(useSensor(PointerSensor), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
   const ids = items.map((i) => i.id);
+  const nameOf = (id: string | number) => {
+    const item = items.find((i) => i.id === String(id));
+    return item ? label(item) : String(id);
+  };
   const onDragEnd = ({ active, over }: DragEndEvent) => {
     if (!over || active.id === over.id) return;
     const next = arrayMove(ids, ids.indexOf(String(active.id)), ids.indexOf(String(over.id)));
     onMove(next, next.indexOf(String(active.id)));
   };
   return (
-    <DndContext sensors={sensors} collisionDetection={closestCenter} onDragEnd={onDragEnd} accessibility={{ screenReaderInstructions: { draggable: 'To reorder, press Space to pick up, use the arrow keys to move, Space to drop, Escape to cancel.' } }}>
+    <DndContext
+      sensors={sensors}
+      collisionDetection={closestCenter}
+      onDragEnd={onDragEnd}
+      accessibility={{
+        screenReaderInstructions: { draggable: 'To reorder, press Space to pick up, use the arrow keys to move, Space to drop, Escape to cancel.' },
+        // Said by name and position (dnd-kit's defaults name the ids).
+        announcements: {
+          onDragStart: ({ active }) => `Picked up ${nameOf(active.id)}.`,
+          onDragOver: ({ active, over }) => (over ? `${nameOf(active.id)} is over position ${ids.indexOf(String(over.id)) + 1} of ${ids.length}.` : `${nameOf(active.id)} is no longer over the list.`),
+          onDragEnd: ({ active, over }) => (over ? `${nameOf(active.id)} dropped at position ${ids.indexOf(String(over.id)) + 1} of ${ids.length}.` : `${nameOf(active.id)} dropped.`),
+          onDragCancel: ({ active }) => `Moving ${nameOf(active.id)} was cancelled.`,
+        },
+      }}
+    >
       <SortableContext items={ids} strategy={verticalListSortingStrategy}>
         <ul style={{ listStyle: 'none', padding: 0, margin: 0, display: 'grid', gap: 6 }}>
           {items.map((item) => (
