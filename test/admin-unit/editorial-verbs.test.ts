@@ -4,7 +4,7 @@ import dayjs from 'dayjs';
 import { describe, expect, it } from 'vitest';
 import { calendarDays } from '../../admin/src/areas/editorial/calendar-days.js';
 import { entryVerbs, formatMoney } from '../../admin/src/areas/editorial/verbs.js';
-import { groupSettings, sameValue } from '../../admin/src/areas/settings/settings-model.js';
+import { groupSettings, humanize, sameValue } from '../../admin/src/areas/settings/settings-model.js';
 
 const open = { review_agent_id: 'rev', require_passing_verdict: false, allow_person_approval: true };
 
@@ -51,6 +51,13 @@ describe('settings', () => {
       ['general', [['site', ['general.site.name', 'general.site.tagline']], ['web', ['general.web.custom_domain']]]],
       ['seo', [['robots', ['seo.robots.index']]]],
     ]);
+  });
+
+  it('names path segments for people: words, acronyms, file names', () => {
+    expect(humanize('default_title_suffix')).toBe('Default title suffix');
+    expect(humanize('seo')).toBe('SEO');
+    expect(humanize('api_catalog')).toBe('API catalog');
+    expect(humanize('llms_txt')).toBe('llms.txt');
   });
 
   it('compares values, lists by their items', () => {

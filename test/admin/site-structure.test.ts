@@ -192,6 +192,8 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     expect((await api('GET', '/settings/general.site.tagline')).value).toBe('Bread since 1921');
     expect((await api('GET', '/settings/general.site.name')).value).toBe('Structure Bakery & Co');
     await siteUntil('/', (html) => html.includes('Bread since 1921'));
+    await page.getByRole('tab', { name: /Agents/ }).click();
+    await screenshots(page, 'admin-settings');
   });
 
   it('shows the custom domain, the record to create and what :verify found', async () => {

@@ -29,10 +29,19 @@ export function groupSettings<D extends DescriptorLike>(descriptors: readonly D[
 
 const pathOf = (d: DescriptorLike) => d.path ?? d.id;
 
-/** `default_title_suffix` → "Default title suffix". */
+const ACRONYMS = new Set(['api', 'seo', 'mcp', 'url', 'dns', 'ai', 'smtp', 'rss', 'html', 'css', 'id']);
+const SPECIAL: Record<string, string> = { llms_txt: 'llms.txt', robots_txt: 'robots.txt' };
+
+/** `default_title_suffix` → "Default title suffix"; `seo` → "SEO"; `llms_txt` → "llms.txt". */
 export function humanize(segment: string): string {
-  const words = segment.replace(/[._]/g, ' ').trim();
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  if (SPECIAL[segment]) return SPECIAL[segment];
+  const words = segment
+    .replace(/[._]/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .map((w) => (ACRONYMS.has(w.toLowerCase()) ? w.toUpperCase() : w));
+  const text = words.join(' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 /** Whether two setting values are the same (lists by their items). */
