@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import type { AreaDeps } from '../platform/area.js';
 import type { CompanionWorker } from '../platform/jobs/operations.js';
 import { createLeaseQueue, type LeasedRow } from '../platform/jobs/lease.js';
@@ -54,6 +55,8 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
   });
   const wakeup = new Wakeup();
   runtime.wake = () => wakeup.wake();
+  // Every change of a delivery is a new revision: its etag (and a reused Get answer) must follow it.
+  const bump = { revision: sql`revision + 1` };
 
   /** Due rows whose webhook has fewer than `maxInFlight` attempts in flight (live leases). */
   const belowInFlightBound = (now: number) => (eb: any) =>
@@ -97,12 +100,12 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
     const explicit = row.event_type === PING_EVENT_TYPE || row.redelivery_of !== null;
     if (!hook || (hook.state !== 'ACTIVE' && !explicit)) {
       attempts.push({ time: new Date(now).toISOString(), status_code: null, duration_ms: 0, response_excerpt: null, error: `not sent: the webhook is ${hook ? hook.state : 'deleted'}` });
-      await queue.settle(row.id, { state: 'FAILED', attempts: dialect.json(attempts), run_after: now });
+      await queue.settle(row.id, { ...bump, state: 'FAILED', attempts: dialect.json(attempts), run_after: now });
       return;
     }
     const result = await attempt(hook, row, now);
     attempts.push({ time: new Date(now).toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, response_excerpt: result.excerpt, error: result.error });
-    const done = { attempts: dialect.json(attempts.slice(-MAX_RECORDED_ATTEMPTS)), last_status_code: result.statusCode };
+    const done = { ...bump, attempts: dialect.json(attempts.slice(-MAX_RECORDED_ATTEMPTS)), last_status_code: result.statusCode };
     const ended = runtime.clock();
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
       const settled = await queue.settle(row.id, { ...done, state: 'SUCCEEDED', update_time: ended });
@@ -161,7 +164,7 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
 
   async function runOne(): Promise<boolean> {
     const now = runtime.clock();
-    const [row] = await queue.claim(now, { where: belowInFlightBound(now) });
+    const [row] = await queue.claim(now, { where: belowInFlightBound(now), set: bump });
     if (!row) return false;
     await deliver(row, now);
     return true;

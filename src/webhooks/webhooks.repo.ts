@@ -108,7 +108,7 @@ export async function disableWebhook(trx: Kysely<any>, dialect: SqlDialect, webs
   if (!row) return undefined;
   await trx
     .updateTable('webhook_deliveries')
-    .set({ state: 'FAILED', run_after: now, update_time: now })
+    .set((eb) => ({ state: 'FAILED', run_after: now, update_time: now, revision: eb('revision', '+', 1) }))
     .where('website_id', '=', websiteId)
     .where('webhook_id', '=', webhookId)
     .where('state', '=', DELIVERY_QUEUED)

@@ -15,6 +15,7 @@ import { multipart, png, upload } from '../support/media.js';
 import { createAgent, waitForRun } from '../support/ai-fixtures.js';
 import { standinEnv, startProviderStandin, type ProviderStandin } from '../support/provider-standin.js';
 import { openApiSampler } from '../support/openapi-sample.js';
+import { eventually } from '../support/fixtures-auth.js';
 
 /**
  * The access roots of `app.ts` (ACCESS_ROOTS): the first segment pair of a tenant path; and
@@ -192,12 +193,17 @@ async function seedAlice(): Promise<void> {
   expectStatus(await t.request('POST', `${site}/editorial_plan:refill`, { token: alice.token, body: {} }), 200);
   // A webhook and a delivery in its log (`:ping` queues one).
   const webhook = await post(`${site}/webhooks`, { url: 'https://hooks.example.com/probe', event_types: ['webhook.ping'] });
-  expectStatus(await t.request('POST', `${site}/webhooks/${webhook.id}:ping`, { token: alice.token, body: {} }), 200);
+  const ping = expectStatus(await t.request('POST', `${site}/webhooks/${webhook.id}:ping`, { token: alice.token, body: {} }), 200);
+  // Its one attempt is refused (the host does not resolve here) or fails; the retry is an hour away, so the log holds still.
+  await eventually(async () => {
+    const delivery = (await t.request('GET', `${API}/${ping.name}`, { token: alice.token })).json();
+    return delivery.state === 'PENDING' && delivery.attempt_count === 1;
+  }, 'the ping attempted', 30_000);
 }
 
 beforeAll(async () => {
   standin = await startProviderStandin();
-  t = await startTestApp(standinEnv(standin));
+  t = await startTestApp({ ...standinEnv(standin), WEBHOOK_RETRY_SCHEDULE_MS: '3600000' });
   alice = await t.signUpProvisioned({ website_name: 'Alice Site' });
   bob = await t.signUpProvisioned({ website_name: 'Bob Site' });
   for (const [who, user] of [['alice', alice], ['bob', bob]] as const) {

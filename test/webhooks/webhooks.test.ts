@@ -60,11 +60,16 @@ const advance = (ms: number) => {
   webhookRuntime(t.platform.deps).wake();
 };
 /** Waits until the delivery's state is one of `states`; answers it. */
-const deliveryIn = (name: string, states: string[], what = `${name} in ${states.join('|')}`) =>
-  eventually(async () => {
+const deliveryIn = async (name: string, states: string[]) => {
+  let last: unknown;
+  return eventually(async () => {
     const d = (await get(name)).json();
+    last = d;
     return states.includes(d.state) ? d : undefined;
-  }, what);
+  }, `${name} in ${states.join('|')}`).catch((err: Error) => {
+    throw new Error(`${err.message}; last answer ${JSON.stringify(last)}`);
+  });
+};
 const posts = (user = alice) => `${API}/websites/${user.websiteId}/blog_posts`;
 
 describe('webhooks', () => {
