@@ -12,7 +12,21 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const database = openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(database);
-  const { app } = await buildApp({ config, database, logger: { level: config.logLevel }, recordEvents: process.env.BENCH_RECORD_EVENTS !== 'off' });
+  const { app, deps } = await buildApp({ config, database, logger: { level: config.logLevel }, recordEvents: process.env.BENCH_RECORD_EVENTS !== 'off' });
+  // Wall time spent inside `events.record` (the event's INSERT, its counter trigger, the subscribers),
+  // read by the suite before and after a round: its share of the writes' time.
+  const spent = { recordMs: 0, records: 0 };
+  const record = deps.events.record.bind(deps.events);
+  deps.events.record = async (...args) => {
+    const started = performance.now();
+    try {
+      return await record(...args);
+    } finally {
+      spent.recordMs += performance.now() - started;
+      spent.records += 1;
+    }
+  };
+  app.get('/_bench/events', async () => spent);
   const address = await app.listen({ port: 0, host: config.host });
   console.log(`listening on ${address}`);
   const stop = async () => {
