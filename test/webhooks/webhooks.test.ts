@@ -126,7 +126,9 @@ describe('webhooks', () => {
     const again = expectStatus(await call(first.name, 'redeliver'), 200);
     await expectShape(t, 'RedeliverWebhookDelivery', 200, again);
     expect(again).toMatchObject({ event_id: first.event_id, redelivery_of: first.name, state: 'PENDING' });
-    await deliveryIn(again.name, ['SUCCEEDED']);
+    const delivered = await deliveryIn(again.name, ['SUCCEEDED']);
+    // The worker's writes are revisions: the etag follows the state.
+    expect(delivered.etag).not.toBe(again.etag);
     const received = receiver.on('/again');
     expect(received.map((r) => r.headers['webhook-id'])).toEqual([first.event_id, first.event_id]);
     expect(received[0].body).toBe(received[1].body);
