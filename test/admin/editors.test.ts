@@ -399,7 +399,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await diff.locator('ins').getByText(/rhubarb and lemon/).waitFor();
     await a.expectAccessible(page, 'post revisions');
     await older.getByRole('button', { name: /Restore revision/ }).click();
-    await page.getByRole('heading', { level: 1, name: 'Spring menu' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Spring menu', exact: true }).waitFor();
     const restored = (await api('GET', `/blog_posts/${postId}`)).json();
     expect(restored.title).toBe('Spring menu');
     expect(restored.content).toContain('Rhubarb tarts are back.');
