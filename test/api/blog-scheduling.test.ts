@@ -110,12 +110,14 @@ describe('scheduled blog posts', () => {
   });
 
   it('rescheduling, unpublishing or deleting makes the pending Operation do nothing', async () => {
-    const moved = await schedule('Moved', 200);
+    // Due soon, but not before the change that follows each Create lands (a loaded machine takes
+    // hundreds of milliseconds per request).
+    const moved = await schedule('Moved', 1_500);
     const later = inMs(3_600_000);
     expectStatus(await t.request('PATCH', `${API}/${moved.name}`, { token: alice.token, body: { publish_time: later } }), 200);
-    const drafted = await schedule('Drafted', 200);
+    const drafted = await schedule('Drafted', 1_500);
     expectStatus(await t.request('POST', `${API}/${drafted.name}:unpublish`, { token: alice.token, body: {} }), 200);
-    const deleted = await schedule('Deleted', 200);
+    const deleted = await schedule('Deleted', 1_500);
     expect((await t.request('DELETE', `${API}/${deleted.name}`, { token: alice.token })).statusCode).toBe(204);
     for (const post of [moved, drafted, deleted]) {
       const [first] = await operationsOf(post.id);
