@@ -281,10 +281,11 @@ export function PostEditor({ websiteId, id, search }: { websiteId: string; id: s
                           doc.set('feature_image_media_id', mid);
                           if (media?.alt_text && !doc.values.feature_image_alt) doc.set('feature_image_alt', media.alt_text);
                         }} readOnly={!canWrite} />
+                        {(!!doc.values.feature_image_media_id || !!doc.values.feature_image_alt) && text('feature_image_alt', { description: 'What the feature image shows.' })}
                       </Stack>
                     </Paper>
                   )}
-                  {(inView || !!valueOf('feature_image_media_id') || !!doc.values.feature_image_alt) && text('feature_image_alt', { description: 'What the feature image shows.' })}
+                  {inView && text('feature_image_alt', { description: 'What the feature image shows.' })}
                   {!inView && (
                     <Paper withBorder p="sm">
                       <Stack gap="sm">
