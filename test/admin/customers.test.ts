@@ -62,6 +62,20 @@ describe('customers', { timeout: 180_000 }, () => {
     await p.getByRole('button', { name: 'Add section' }).click();
     await p.getByText('1 of at most 20').waitFor();
     await p.getByRole('listitem').getByText('Preferences').waitFor();
+    await p.getByLabel('New section').fill('Delivery');
+    await p.getByRole('button', { name: 'Add section' }).click();
+    await p.getByText('2 of at most 20').waitFor();
+    // Reorder with the keyboard (dnd-kit: Space picks up, an arrow moves, Space drops), each step
+    // waiting for what the list announces.
+    await p.getByRole('button', { name: 'Move Delivery' }).focus();
+    await p.keyboard.press('Space');
+    // Picked up: at once over its own place (the announcement that follows "Picked up").
+    await p.getByText('Delivery is over position 2 of 2.').waitFor({ state: 'attached' });
+    await p.keyboard.press('ArrowUp');
+    await p.getByText('Delivery is over position 1 of 2.').waitFor({ state: 'attached' });
+    await p.keyboard.press('Space');
+    await p.getByText('Delivery dropped at position 1 of 2.').waitFor({ state: 'attached' });
+    await expect.poll(async () => expectStatus(await a.t.request('GET', `${site}/customer_attribute_groups`, { token: alice.token }), 200).customer_attribute_groups.map((x: { display_name: string }) => x.display_name)).toEqual(['Delivery', 'Preferences']);
 
     await p.getByRole('navigation', { name: 'Customers' }).getByRole('link', { name: 'Attributes' }).click();
     await p.getByRole('heading', { name: 'Customer attributes' }).waitFor();

@@ -9,7 +9,8 @@ import { SortableContext, arrayMove, sortableKeyboardCoordinates, useSortable, v
 import { CSS } from '@dnd-kit/utilities';
 
 export function SortableList<T extends { id: string }>({ items, label, disabled, onMove, render }: { items: T[]; label: (item: T) => string; disabled?: boolean; onMove: (ids: string[], movedIndex: number) => void; render: (item: T) => ReactNode }) {
-  const sensors = useSensors(useSensor(PointerSensor), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
+  // A pointer must move 4 px before a drag starts: a click or a key press on the handle is not a drag.
+  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 4 } }), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
   const ids = items.map((i) => i.id);
   const nameOf = (id: string | number) => {
     const item = items.find((i) => i.id === String(id));
