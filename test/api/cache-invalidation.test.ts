@@ -178,6 +178,25 @@ describe('resource Gets: answers kept per process (SQLite) follow every write', 
     }
   });
 
+  it('a Get answered from the answer cache reflects a write made by UPDATE … RETURNING outside a transaction', async () => {
+    const alice = await t.signUp();
+    const id = await createPage(alice);
+    for (let i = 0; i < 2; i++) expect((await t.request('GET', pageUrl(alice, id), { token: alice.token })).json().title).toBe('First');
+    // As the lease primitive's claim and settle write (platform/jobs/lease.ts): a statement that
+    // returns rows, on this process's own connection, in no explicit transaction.
+    const [row] = await t.platform.deps.database.db
+      .updateTable('cms_pages')
+      .set({ title: 'Returned', revision: 99 })
+      .where('id', '=', id)
+      .where('website_id', '=', alice.websiteId)
+      .returningAll()
+      .execute();
+    expect(row.title).toBe('Returned');
+    const res = await t.request('GET', pageUrl(alice, id), { token: alice.token });
+    expect(res.json().title).toBe('Returned');
+    expect(res.headers.etag).toBe(`"${res.json().etag}"`);
+  });
+
   it('a Get answers a row updated on one process on the next request on another, with its new etag', async () => {
     const alice = await t.signUp();
     const id = await createPage(alice);

@@ -671,17 +671,21 @@ function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly s
 }
 
 function countingWrites(statement: SQLite.Statement, writes: { count: number }): SQLite.Statement {
-  const run = statement.run.bind(statement);
-  const countedRun = (...args: unknown[]) => {
-    try {
-      return run(...(args as []));
-    } finally {
-      writes.count++;
-    }
+  // Every way of running it counts: a write that returns rows (`… RETURNING`) runs through `all`/`get`.
+  const counted = (method: 'run' | 'all' | 'get' | 'iterate') => {
+    const call = (statement[method] as (...args: unknown[]) => unknown).bind(statement);
+    return (...args: unknown[]) => {
+      try {
+        return call(...args);
+      } finally {
+        writes.count++;
+      }
+    };
   };
+  const methods = { run: counted('run'), all: counted('all'), get: counted('get'), iterate: counted('iterate') };
   return new Proxy(statement, {
     get(target, property) {
-      if (property === 'run') return countedRun;
+      if (Object.hasOwn(methods, property)) return methods[property as keyof typeof methods];
       const value = Reflect.get(target, property, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },
@@ -706,8 +710,10 @@ function withStatementCache(connection: SQLite.Database, writes: { count: number
         let statement = statements.get(sql);
         if (!statement) {
           statement = target.prepare(sql);
-          // Writes (and commits) count themselves, for caches keyed by "nothing written since" (writeCount).
-          if (!statement.reader) statement = countingWrites(statement, writes);
+          // Writes (and commits) count themselves, for caches keyed by "nothing written since" (writeCount):
+          // statements that may change the file (`… RETURNING` is a `reader` too) and those returning no
+          // rows (BEGIN/COMMIT, which SQLite calls read-only).
+          if (!statement.readonly || !statement.reader) statement = countingWrites(statement, writes);
           if (statements.size >= 512) statements.delete(statements.keys().next().value!);
           statements.set(sql, statement);
         }
