@@ -162,6 +162,8 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await choose(page, 'Move into', 'Top level');
     await page.getByRole('dialog').getByRole('button', { name: 'Move', exact: true }).click();
     await expect.poll(async () => (await api('GET', '/media_folders')).json().media_folders.find((f: any) => f.display_name === 'Sourdough')?.level).toBe(0);
+    // axe on the library, not on a dialog still fading out.
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await a.expectAccessible(page, 'media library, folders');
     console.check();
   });
@@ -206,6 +208,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await a.expectAccessible(page, 'image picker');
     await page.getByRole('button', { name: 'Use croissant.png (A golden croissant)' }).click();
     await body.locator('img[alt="A golden croissant"]').waitFor();
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await a.expectAccessible(page, 'page editor, unsaved');
 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -339,6 +342,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await page.getByLabel('Feature image alt text').fill('A long baguette');
     await choose(page, 'Tags', 'Seasonal');
     await page.keyboard.press('Escape');
+    await page.getByRole('dialog').waitFor({ state: 'detached' });
     await a.expectAccessible(page, 'post editor');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'detached' });
