@@ -36,6 +36,8 @@ import { aiRoutes } from './areas/ai/routes';
 import { billingRoutes } from './areas/billing/routes';
 import { analyticsRoutes } from './areas/analytics/routes';
 import { searchRoutes } from './areas/search/routes';
+import { webhookRoutes } from './areas/webhooks/routes';
+import { eventRoutes } from './areas/events/routes';
 
 export { queryClient };
 
@@ -51,7 +53,7 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...customerRoutes, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...websiteResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...customerRoutes, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...webhookRoutes, ...eventRoutes, ...websiteResourceRoutes]),
     accountRoute.addChildren([accountHomeRoute, ...teamRoutes, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
   ]),
 ]);

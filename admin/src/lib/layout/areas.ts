@@ -85,6 +85,8 @@ export const NAV_AREAS: NavArea[] = [
       w('Custom domain', 'custom_domain', 'website.settings'),
       w('Email templates', 'email_templates', 'website.settings'),
       w('Search index', 'search_index', 'website.settings'),
+      w('Webhooks', 'webhooks', 'website.settings'),
+      w('Activity', 'events', 'website'),
     ],
   },
   {
