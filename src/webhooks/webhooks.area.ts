@@ -79,7 +79,7 @@ export const webhooksArea: Area = {
     let queued = false;
     events.onEvent(async (trx, event) => {
       if (!event.websiteId || event.type === PING_EVENT_TYPE) return;
-      const hooks = await activeWebhooksOf(trx, event.websiteId);
+      const hooks = await activeWebhooksOf(trx, dialect, event.websiteId);
       if (hooks.length === 0) return;
       const matching = hooks.filter((h) => (dialect.readJson<string[]>(h.event_types) ?? []).some((p) => matches(p, event.type)));
       if (matching.length === 0) return;

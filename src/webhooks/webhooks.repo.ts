@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import { newId } from '../platform/resource/ids.js';
 
@@ -22,9 +22,13 @@ export interface DeliveryAttempt {
 }
 
 /** The website's webhooks that take deliveries now (fan-out): few per website, read by the `webhooks_state` index. */
-export async function activeWebhooksOf(trx: Kysely<any>, websiteId: string): Promise<Array<{ id: string; event_types: unknown }>> {
-  return trx.selectFrom('webhooks').select(['id', 'event_types']).where('website_id', '=', websiteId).where('state', '=', 'ACTIVE').execute();
+export async function activeWebhooksOf(trx: Kysely<any>, dialect: SqlDialect, websiteId: string): Promise<Array<{ id: string; event_types: unknown }>> {
+  // SQL text fixed once: this runs on every write of a website (no query builder per call).
+  const text = dialect.name === 'postgres' ? ACTIVE_WEBHOOKS_PG : ACTIVE_WEBHOOKS_SQLITE;
+  return (await trx.executeQuery<{ id: string; event_types: unknown }>(CompiledQuery.raw(text, [websiteId]))).rows as Array<{ id: string; event_types: unknown }>;
 }
+const ACTIVE_WEBHOOKS_SQLITE = `select "id", "event_types" from "webhooks" where "website_id" = ? and "state" = 'ACTIVE'`;
+const ACTIVE_WEBHOOKS_PG = `select "id", "event_types" from "webhooks" where "website_id" = $1 and "state" = 'ACTIVE'`;
 
 export async function countWebhooks(trx: Kysely<any>, websiteId: string): Promise<number> {
   const row = await trx.selectFrom('webhooks').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirstOrThrow();
