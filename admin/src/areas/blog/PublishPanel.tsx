@@ -16,6 +16,18 @@ import { formatInZone, ownZone, utcToZoned, zonedToUtc } from './schedule-time';
 
 const ITEM = '/tenant-api/v1/websites/{website_id}/blog_posts/{blog_post_id}' as const;
 
+/** Names of the calendar's controls (icon-only buttons otherwise). */
+const CALENDAR_LABELS = {
+  previousMonth: 'Previous month',
+  nextMonth: 'Next month',
+  previousYear: 'Previous year',
+  nextYear: 'Next year',
+  previousDecade: 'Previous decade',
+  nextDecade: 'Next decade',
+  monthLevelControl: 'Choose another month',
+  yearLevelControl: 'Choose another year',
+};
+
 export function PublishPanel({
   websiteId,
   post,
@@ -112,7 +124,14 @@ export function PublishPanel({
           <Stack gap="xs" p="xs" style={{ border: '1px solid var(--mantine-color-gray-4)', borderRadius: 6 }}>
             <Text size="sm">On the website’s clock ({zone}):</Text>
             <Group grow align="flex-start">
-              <DateInput label="Publish date" valueFormat="YYYY-MM-DD" value={date} onChange={setDate} minDate={utcToZoned(new Date().toISOString(), zone).date} />
+              <DateInput
+                label="Publish date"
+                valueFormat="YYYY-MM-DD"
+                value={date}
+                onChange={setDate}
+                minDate={utcToZoned(new Date().toISOString(), zone).date}
+                ariaLabels={CALENDAR_LABELS}
+              />
               <TimeInput label="Publish time" value={time} onChange={(e) => setTime(e.currentTarget.value)} />
             </Group>
             {publishAt && (
