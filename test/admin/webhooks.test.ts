@@ -111,8 +111,33 @@ describe('webhooks and activity screens', { timeout: 120_000 }, () => {
     await published.getByRole('button', { name: /Show the data/ }).click();
     await events.getByText('"state": "PUBLISHED"').waitFor();
     await a.expectAccessible(page, 'activity filtered, data shown');
+    // A range after the publish: nothing matches (the time range goes to the API's occur_time filter).
+    await page.getByLabel('From').fill('2099-01-01T00:00');
+    await page.waitForURL((u) => u.searchParams.get('from') === new Date('2099-01-01T00:00').toISOString());
+    await page.getByText('No event matches these filters.').waitFor();
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await published.waitFor();
     // The webhook subscribed to the type got it too.
     await expect.poll(() => receiver.on('/admin').map((r) => r.json.type), { timeout: 20_000 }).toContain('blog_post.published');
+    expect(consoleErrors.filter((e) => !EXPECTED_400.test(e))).toEqual([]);
+  });
+
+  it('edits, disables and deletes the webhook', async () => {
+    await page.goto(`${a.origin}/w/${alice.websiteId}/r/webhooks`);
+    await page.getByRole('row').filter({ hasText: receiver.url('/admin') }).getByRole('link').click();
+    const description = page.getByRole('textbox', { name: 'Description' });
+    await expect.poll(() => description.inputValue()).toBe('Rebuild the front end');
+    await description.fill('Rebuild the static front end');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved.').waitFor();
+    await page.getByRole('button', { name: 'Disable' }).click();
+    await page.getByText('Paused', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this webhook?' });
+    await a.expectAccessible(page, 'delete confirmation');
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.getByText('No webhooks').waitFor();
+    expect(expectStatus(await a.t.request('GET', `${API}/websites/${alice.websiteId}/webhooks`, { token: alice.token }), 200).webhooks).toEqual([]);
     expect(consoleErrors.filter((e) => !EXPECTED_400.test(e))).toEqual([]);
   });
 });

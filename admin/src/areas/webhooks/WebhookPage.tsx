@@ -60,12 +60,14 @@ export function WebhookPage() {
     },
   });
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}', { params: { path, header: { 'If-Match': hook.data!.etag } } })),
+    // 204 without a body (the client throws on failures): nothing to unwrap.
+    mutationFn: () => api.DELETE('/tenant-api/v1/websites/{website_id}/webhooks/{webhook_id}', { params: { path, header: { 'If-Match': hook.data!.etag } } }),
     onSuccess: async () => {
       setConfirmDelete(false);
-      qc.removeQueries({ queryKey: key });
-      await refresh();
+      // Leave first: refetching this webhook (or its deliveries) now would answer 404.
       await navigate({ to: '/w/$websiteId/r/webhooks', params: { websiteId } });
+      qc.removeQueries({ queryKey: key });
+      await qc.invalidateQueries({ queryKey: ['webhooks', websiteId], exact: true });
     },
   });
 
