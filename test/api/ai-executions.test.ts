@@ -300,7 +300,8 @@ describe('states', () => {
     // Put the run back as a dead worker leaves it: RUNNING, an attempt without end, the Operation leased to nobody alive.
     const now = Date.now();
     const row = await db.selectFrom('ai_executions').selectAll().where('id', '=', run.id).executeTakeFirstOrThrow();
-    await db.updateTable('ai_executions').set({ state: 'RUNNING', output: null, end_time: null, attempts: JSON.stringify([{ number: 1, start_time: new Date(now).toISOString(), connection_id: row.connection_id, connection_mode: 'MANAGED' }]) }).where('id', '=', run.id).execute();
+    // As every write does (the worker's too), the simulated state is a new revision: a new etag.
+    await db.updateTable('ai_executions').set({ revision: row.revision + 1, state: 'RUNNING', output: null, end_time: null, attempts: JSON.stringify([{ number: 1, start_time: new Date(now).toISOString(), connection_id: row.connection_id, connection_mode: 'MANAGED' }]) }).where('id', '=', run.id).execute();
     await db.updateTable('operations').set({ state: 'RUNNING', lease_owner: 'dead-worker', lease_expire_time: now - 1, end_time: null, response: null, attempt: 1 }).where('id', '=', row.operation_id).execute();
     const done = await waitForRun(t, alice, run.id);
     expect(done.state).toBe('SUCCEEDED');
