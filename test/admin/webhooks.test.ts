@@ -102,6 +102,10 @@ describe('webhooks and activity screens', { timeout: 120_000 }, () => {
     const events = page.getByRole('table', { name: 'Events' });
     const published = events.getByRole('row').filter({ hasText: 'blog_post.published' });
     await published.getByRole('link', { name: /Rye is back/ }).waitFor();
+    // The actor by the name the account's members list gives it, not the user id.
+    const members = expectStatus(await a.t.request('GET', `${API}/accounts/${alice.accountId}/members`, { token: alice.token }), 200).members;
+    const me = members.find((m: any) => m.user === `users/${alice.userId}`);
+    await published.getByText(me.display_name || me.email).waitFor();
     await a.expectAccessible(page, 'activity');
 
     await page.getByRole('combobox', { name: 'Event type' }).click();

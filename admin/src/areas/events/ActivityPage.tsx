@@ -6,11 +6,12 @@
 import { Fragment, useState } from 'react';
 import { Button, Code, Group, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { data, type Schemas } from '../../lib/api';
+import { data, paginate, type Schemas } from '../../lib/api';
 import { AnchorLink } from '../../lib/layout/links';
 import { usePageTitle } from '../../lib/layout/title';
 import { useCurrentWebsite } from '../../lib/layout/WebsiteShell';
 import { formatDateTime, ListState, Pager, useUrlSearch } from '../../lib/list-ui';
+import { useRights } from '../../lib/rights';
 import { useApi } from '../../lib/session';
 import { eventTypeOptions, useEventTypes } from '../webhooks/data';
 import { adminSplatOf, eventsFilter, isoOfLocalInput, localInputOf, type ActivitySearch } from './filter';
@@ -20,7 +21,8 @@ type Event = Schemas['Event'];
 export function ActivityPage() {
   usePageTitle('Activity');
   const api = useApi();
-  const { websiteId } = useCurrentWebsite();
+  const { websiteId, entry } = useCurrentWebsite();
+  const names = useMemberNames(entry?.account.id);
   const [search, setSearch] = useUrlSearch<ActivitySearch & Record<string, string | undefined>>();
   const types = useEventTypes();
   const filter = eventsFilter(search);
@@ -92,7 +94,7 @@ export function ActivityPage() {
                     <Table.Td style={{ wordBreak: 'break-all' }}>
                       <ResourceCell event={e} websiteId={websiteId} />
                     </Table.Td>
-                    <Table.Td>{actorOf(e)}</Table.Td>
+                    <Table.Td>{actorOf(e, names.data)}</Table.Td>
                     <Table.Td>
                       <Button size="compact-xs" variant="default" aria-expanded={expanded} aria-controls={`event-${e.id}`} onClick={() => setOpen(expanded ? undefined : e.id)} aria-label={`${expanded ? 'Hide' : 'Show'} the data of ${e.type} at ${formatDateTime(e.occur_time)}`}>
                         {expanded ? 'Hide' : 'Show'}
@@ -129,9 +131,25 @@ function ResourceCell({ event, websiteId }: { event: Event; websiteId: string })
   );
 }
 
-function actorOf(e: Event): string {
+/** users/{id} → the member's name or email, where the member may list the account's members (else the id shows). */
+function useMemberNames(accountId: string | undefined) {
+  const api = useApi();
+  const rights = useRights(accountId);
+  return useQuery({
+    queryKey: ['team', accountId, 'members', 'names'],
+    enabled: !!accountId && !!rights?.canRead('account.members'),
+    staleTime: 60_000,
+    queryFn: async () => {
+      const out = new Map<string, string>();
+      for await (const m of paginate(api, '/tenant-api/v1/accounts/{account_id}/members', { path: { account_id: accountId! } })) if (m.user) out.set(m.user, m.display_name || m.email || m.user);
+      return out;
+    },
+  });
+}
+
+function actorOf(e: Event, names: Map<string, string> | undefined): string {
   const a = e.actor;
   if (!a || a.type === 'SYSTEM') return a?.agent ? `System (AI ${a.agent})` : 'System';
-  const who = a.user ? a.user.replace(/^users\//, 'user ') : 'a user';
+  const who = a.user ? (names?.get(a.user) ?? a.user.replace(/^users\//, 'user ')) : 'a user';
   return [who, a.role && `as ${a.role.replace(/^(accounts\/[^/]+\/)?(account_)?roles\//, '')}`, a.agent && `via ${a.agent}`].filter(Boolean).join(' ');
 }
