@@ -3327,7 +3327,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a Media
-         * @description `multipart/form-data`: the file in the part `file` (exactly one), optional plain parts `alt_text`, `title`, `folder_id` (a folder of this website; empty or absent: the root). The type is detected from the bytes; images get `width`/`height` after EXIF orientation. Larger than 26214400 bytes (`MEDIA_MAX_UPLOAD_BYTES`) answers 400 INVALID_ARGUMENT on `file`; an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.
+         * @description `multipart/form-data`: the file in the part `file` (exactly one), optional plain parts `alt_text`, `title`, `folder_id` (a folder of this website; empty or absent: the root). The type is detected from the bytes; images get `width`/`height` after EXIF orientation. Larger than 26214400 bytes (`MEDIA_MAX_UPLOAD_BYTES`) answers 400 INVALID_ARGUMENT on `file`; an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website.media`.
          */
         post: operations["CreateMedia"];
         delete?: never;

@@ -107,7 +107,7 @@ export async function registerMediaUploadRoute(
         description:
           `\`multipart/form-data\`: the file in the part \`file\` (exactly one), optional plain parts \`alt_text\`, \`title\`, \`folder_id\` (a folder of this website; empty or absent: the root). ` +
           `The type is detected from the bytes; images get \`width\`/\`height\` after EXIF orientation. Larger than ${deps.maxUploadBytes} bytes (\`MEDIA_MAX_UPLOAD_BYTES\`) answers 400 INVALID_ARGUMENT on \`file\`; ` +
-          'an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website`.',
+          'an image with more pixels than `MEDIA_MAX_PIXELS` answers 400 on `file` before it is decoded. A path-like filename (`../x`) is refused. Requires WRITE on section `website.media`.',
         tags: [decl.collection],
         params: { type: 'object', properties: { website_id: { type: 'string', maxLength: 256, description: 'Id of the website.' } }, required: ['website_id'] },
         body: {
