@@ -326,7 +326,8 @@ export async function signUp(opts: SignUpOptions): Promise<{
 
 /**
  * The data of a call. The clients throw ApiError on every failure, so a returned result always
- * has data; this only narrows openapi-fetch's `{data} | {error}` result type.
+ * has data; this only narrows openapi-fetch's `{data} | {error}` result type. A call answering 204
+ * (most Deletes) has no data: await the call itself, which throws on failure all the same.
  */
 export async function data<R extends { data?: unknown; response: Response }>(call: Promise<R>): Promise<NonNullable<R['data']>> {
   const result = await call;

@@ -84,7 +84,7 @@ function ConnectionRow({ c, accountId, canWrite }: { c: Connection; accountId: s
       refresh();
     },
   });
-  const remove = useMutation({ mutationFn: () => data(api.DELETE('/tenant-api/v1/accounts/{account_id}/ai_connections/{ai_connection_id}', { params: { path, header: { 'If-Match': c.etag } } })), onSuccess: refresh });
+  const remove = useMutation({ mutationFn: () => api.DELETE('/tenant-api/v1/accounts/{account_id}/ai_connections/{ai_connection_id}', { params: { path, header: { 'If-Match': c.etag } } }), onSuccess: refresh });
   const name = c.display_name || `${providerLabel(c.provider)} ${c.mode === 'MANAGED' ? 'platform key' : 'key'}`;
   return (
     <Table.Tr>

@@ -137,7 +137,7 @@ function AttributeEditor({ websiteId, attribute, sections, onClose }: { websiteI
     },
   });
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/tenant-api/v1/websites/{website_id}/customer_attributes/{attribute_id}', { params: { path: { website_id: websiteId, attribute_id: attribute!.id } } })),
+    mutationFn: () => api.DELETE('/tenant-api/v1/websites/{website_id}/customer_attributes/{attribute_id}', { params: { path: { website_id: websiteId, attribute_id: attribute!.id } } }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: customerKeys.attributes(websiteId) });
       onClose();

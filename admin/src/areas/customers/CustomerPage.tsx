@@ -66,7 +66,7 @@ function CustomerForm({ customer }: { customer: Customer }) {
     },
   });
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/tenant-api/v1/websites/{website_id}/customers/{customer_id}', { params: { path: { website_id: websiteId, customer_id: customer.id } } })),
+    mutationFn: () => api.DELETE('/tenant-api/v1/websites/{website_id}/customers/{customer_id}', { params: { path: { website_id: websiteId, customer_id: customer.id } } }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: customerKeys.list(websiteId) });
       await navigate({ to: '/w/$websiteId/r/customers', params: { websiteId } });

@@ -97,7 +97,7 @@ function GroupForm({ group }: { group?: CustomerGroup }) {
     },
   });
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/tenant-api/v1/websites/{website_id}/customer_groups/{customer_group_id}', { params: { path: { ...path, customer_group_id: group!.id } } })),
+    mutationFn: () => api.DELETE('/tenant-api/v1/websites/{website_id}/customer_groups/{customer_group_id}', { params: { path: { ...path, customer_group_id: group!.id } } }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: customerKeys.groups(websiteId) });
       await navigate({ to: '/w/$websiteId/r/customer_groups', params: { websiteId } });

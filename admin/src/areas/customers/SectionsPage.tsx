@@ -92,7 +92,7 @@ function SectionRow({ websiteId, section, count, canWrite }: { websiteId: string
     },
   });
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/tenant-api/v1/websites/{website_id}/customer_attribute_groups/{attribute_group_id}', { params })),
+    mutationFn: () => api.DELETE('/tenant-api/v1/websites/{website_id}/customer_attribute_groups/{attribute_group_id}', { params }),
     onSuccess: done,
   });
   if (editing)

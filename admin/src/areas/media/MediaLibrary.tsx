@@ -433,7 +433,7 @@ function MediaDetails({
                 variant="outline"
                 onClick={async () => {
                   try {
-                    await data(api.DELETE('/tenant-api/v1/websites/{website_id}/media/{media_id}', { params: { path } }));
+                    await api.DELETE('/tenant-api/v1/websites/{website_id}/media/{media_id}', { params: { path } });
                     onDeleted();
                   } catch (err) {
                     setError(err);
@@ -657,7 +657,7 @@ function FolderDialog({
                 variant="outline"
                 onClick={() =>
                   void run(async () => {
-                    await data(api.DELETE('/tenant-api/v1/websites/{website_id}/media_folders/{media_folder_id}', { params: { path: { ...path, media_folder_id: folder.id } } }));
+                    await api.DELETE('/tenant-api/v1/websites/{website_id}/media_folders/{media_folder_id}', { params: { path: { ...path, media_folder_id: folder.id } } });
                     onDeleted();
                   })
                 }

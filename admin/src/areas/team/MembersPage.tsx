@@ -158,7 +158,7 @@ function RemoveMember({ accountId, member, onClose }: { accountId: string; membe
   const api = useApi();
   const qc = useQueryClient();
   const remove = useMutation({
-    mutationFn: () => data(api.DELETE('/tenant-api/v1/accounts/{account_id}/members/{member_id}', { params: { path: { account_id: accountId, member_id: member.id } } })),
+    mutationFn: () => api.DELETE('/tenant-api/v1/accounts/{account_id}/members/{member_id}', { params: { path: { account_id: accountId, member_id: member.id } } }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: teamKeys.members(accountId) });
       onClose();

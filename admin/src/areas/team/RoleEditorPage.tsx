@@ -98,7 +98,7 @@ function RoleForm({ title, initial, roleId, etag, readOnlyReason }: { title: str
   const [force, setForce] = useState(false);
   const remove = useMutation({
     mutationFn: () =>
-      data(api.DELETE('/tenant-api/v1/accounts/{account_id}/account_roles/{account_role_id}', { params: { path: { account_id: accountId, account_role_id: roleId! }, query: force ? ({ force: true } as never) : undefined } })),
+      api.DELETE('/tenant-api/v1/accounts/{account_id}/account_roles/{account_role_id}', { params: { path: { account_id: accountId, account_role_id: roleId! }, query: force ? ({ force: true } as never) : undefined } }),
     onSuccess: async () => {
       await qc.invalidateQueries({ queryKey: teamKeys.roles(accountId) });
       await navigate({ to: '/a/$accountId/r/account_roles', params: { accountId } });
