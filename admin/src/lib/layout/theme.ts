@@ -19,6 +19,9 @@ export const cssVariablesResolver: CSSVariablesResolver = () => ({
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-placeholder': 'var(--mantine-color-gray-7)',
     '--mantine-color-error': 'var(--mantine-color-red-9)',
+    // Text of the primary colour's light variant (the active navigation entry, light badges and
+    // buttons): shade 6 falls below 4.5:1 on its own hover background.
+    '--mantine-color-indigo-light-color': 'var(--mantine-color-indigo-9)',
   },
   dark: {},
 });
