@@ -48,4 +48,8 @@ describe('grants over the permission tree', () => {
     // `website` does not cover a section that merely starts with the same letters.
     expect(holds([{ section: 'ai', access: 'WRITE' }], 'ai_billing', 'READ')).toBe(false);
   });
+  it("reading section '' needs a membership only (the server's anyMember), writing it is not implied", () => {
+    expect(holds([{ section: 'website.blog', access: 'READ' }], '', 'READ')).toBe(true);
+    expect(holds([], '', 'WRITE')).toBe(false);
+  });
 });

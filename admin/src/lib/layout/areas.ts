@@ -87,7 +87,7 @@ export const NAV_AREAS: NavArea[] = [
       w('Search index', 'search_index', 'website.settings'),
       w('Webhooks', 'webhooks', 'website.settings'),
       // Events: any member may list them (each sees what its role reads); 'website' is what opening a website needs.
-      w('Activity', 'events', 'website'),
+      w('Activity', 'events', ''),
     ],
   },
   {
