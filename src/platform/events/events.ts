@@ -27,9 +27,15 @@ import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../auth/context.js';
+import { randomBytes } from 'node:crypto';
 import { newId } from '../resource/ids.js';
 
 let sequence = 0;
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+// Random bytes drawn in bulk: one `randomBytes` call per id (as `newId`) was ~10 µs of each event on a
+// busy machine (profile in docs/performance.md, "Events on SQLite attributed").
+let pool = Buffer.alloc(0);
+let poolAt = 0;
 /**
  * An event id: `newId`'s 10 time characters, then a per-process sequence (4 characters) and 6 random
  * ones, so the events one write records in the same millisecond (`.updated`, then its transitions)
@@ -37,10 +43,17 @@ let sequence = 0;
  */
 function eventId(time: number): string {
   sequence = (sequence + 1) % 32 ** 4;
-  const id = newId(time);
+  let id = '';
+  for (let t = time, i = 0; i < 10; i++, t = Math.floor(t / 32)) id = ALPHABET[t % 32] + id;
   let seq = '';
-  for (let n = sequence, i = 0; i < 4; i++, n = Math.floor(n / 32)) seq = '0123456789abcdefghjkmnpqrstvwxyz'[n % 32] + seq;
-  return id.slice(0, 10) + seq + id.slice(14);
+  for (let n = sequence, i = 0; i < 4; i++, n = Math.floor(n / 32)) seq = ALPHABET[n % 32] + seq;
+  if (poolAt + 6 > pool.length) {
+    pool = randomBytes(6 * 512);
+    poolAt = 0;
+  }
+  let random = '';
+  for (let i = 0; i < 6; i++) random += ALPHABET[pool[poolAt++] % 32];
+  return id + seq + random;
 }
 
 /** Events are kept this long, then deleted by the worker's housekeeping (docs/api.md, Events). */
