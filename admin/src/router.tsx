@@ -38,6 +38,9 @@ import { analyticsRoutes } from './areas/analytics/routes';
 import { searchRoutes } from './areas/search/routes';
 import { webhookRoutes } from './areas/webhooks/routes';
 import { eventRoutes } from './areas/events/routes';
+import { viewRoutes } from './areas/views/routes';
+import { emailTemplateRoutes } from './areas/email-templates/routes';
+import { projectRoutes } from './areas/projects/routes';
 
 export { queryClient };
 
@@ -53,8 +56,8 @@ const routeTree = rootRoute.addChildren([
   signedInRoute.addChildren([
     websitesRoute,
     meRoute,
-    websiteRoute.addChildren([websiteHomeRoute, ...customerRoutes, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...webhookRoutes, ...eventRoutes, ...websiteResourceRoutes]),
-    accountRoute.addChildren([accountHomeRoute, ...teamRoutes, ...aiRoutes, ...billingRoutes, ...accountResourceRoutes]),
+    websiteRoute.addChildren([websiteHomeRoute, ...customerRoutes, ...pagesRoutes, ...blogRoutes, ...mediaRoutes, ...analyticsRoutes, ...searchRoutes, ...navigationRoutes, ...blogCategoryRoutes, ...themeRoutes, ...settingsRoutes, ...customDomainRoutes, ...editorialRoutes, ...webhookRoutes, ...eventRoutes, ...viewRoutes, ...emailTemplateRoutes, ...websiteResourceRoutes]),
+    accountRoute.addChildren([accountHomeRoute, ...teamRoutes, ...aiRoutes, ...billingRoutes, ...projectRoutes, ...accountResourceRoutes]),
   ]),
 ]);
 
