@@ -42,7 +42,7 @@ export function EmailTemplatePage() {
       <Title order={1}>{template.data?.display_name ?? 'Email template'}</Title>
       {template.isPending && <Loader role="status" aria-label="Loading the template" />}
       <ApiErrorAlert error={template.error} title="The template could not be loaded" />
-      {template.data && <Editor key={template.data.etag} template={template.data} path={path} canWrite={canWrite} />}
+      {template.data && <Editor key={template.data.id} template={template.data} path={path} canWrite={canWrite} />}
     </Stack>
   );
 }
@@ -63,7 +63,9 @@ function Editor({ template, path, canWrite }: { template: Template; path: { webs
           body: { subject: v.subject, body: v.body, text_body: v.text_body || null },
         }),
       ),
-    onSuccess: async (t) => {
+    onSuccess: async (t, v) => {
+      // The editor stays mounted (keyed by id): what was saved is the new clean state.
+      form.resetDirty(v);
       setSaved(true);
       qc.setQueryData(['email_templates', path.website_id, path.email_template_id], t);
       await qc.invalidateQueries({ queryKey: ['email_templates', path.website_id], exact: true });
@@ -127,9 +129,14 @@ function Editor({ template, path, canWrite }: { template: Template; path: { webs
                 <Text size="sm">
                   <strong>Subject:</strong> <span data-testid="preview-subject">{preview.data.subject}</span>
                 </Text>
-                {/* The HTML is the site owner's; sandboxed without scripts all the same. */}
-                <iframe title="Rendered HTML body" sandbox="" srcDoc={preview.data.body} style={{ width: '100%', minHeight: 220, border: '1px solid var(--mantine-color-gray-4)', background: 'white' }} />
-                {preview.data.text_body && <Code block>{preview.data.text_body}</Code>}
+                {/* Sandboxed to an opaque origin (no access to the admin); a srcdoc document inherits the admin's CSP, so
+                    the template's inline scripts still do not run. allow-scripts only lets tools (axe) evaluate in the frame. */}
+                <iframe title="Rendered HTML body" sandbox="allow-scripts" srcDoc={preview.data.body} style={{ width: '100%', minHeight: 220, border: '1px solid var(--mantine-color-gray-4)', background: 'white' }} />
+                {preview.data.text_body && (
+                  <Code block style={{ whiteSpace: 'pre-wrap' }}>
+                    {preview.data.text_body}
+                  </Code>
+                )}
               </Stack>
             </Card>
           )}

@@ -147,7 +147,7 @@ export function ViewsPage() {
                   <Table.Td>
                     <Group gap="xs" wrap="nowrap">
                       {siteUrl && v.is_active && (
-                        <Anchor href={`${siteUrl}/${v.url_prefix ? `${v.url_prefix}/` : ''}`} target="_blank" rel="noopener" size="sm" aria-label={`Open the site in ${v.display_name}`}>
+                        <Anchor href={`${siteUrl}/${v.url_prefix ?? ''}`} target="_blank" rel="noopener" size="sm" aria-label={`Open site in ${v.display_name}`}>
                           Open site
                         </Anchor>
                       )}
@@ -157,7 +157,7 @@ export function ViewsPage() {
                             Edit
                           </Button>
                           {!v.is_default && v.is_active && (
-                            <Button size="xs" variant="default" loading={makeDefault.isPending && makeDefault.variables?.id === v.id} onClick={() => makeDefault.mutate(v)} aria-label={`Make ${v.display_name} the default`}>
+                            <Button size="xs" variant="default" loading={makeDefault.isPending && makeDefault.variables?.id === v.id} onClick={() => makeDefault.mutate(v)} aria-label={`Make default: ${v.display_name}`}>
                               Make default
                             </Button>
                           )}
