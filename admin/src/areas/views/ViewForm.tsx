@@ -45,7 +45,7 @@ export function ViewForm({ initial, views, selfId, isDefault, submitLabel, pendi
         {!explained && <ApiErrorAlert error={error} title="The view was not saved" />}
         <TextInput label="Name" description="Shown in the admin and the site’s language switcher." required {...form.getInputProps('display_name')} />
         <TextInput label="Language" description="BCP 47 tag, e.g. de or pt-BR." required {...form.getInputProps('locale')} />
-        <TextInput label="URL prefix" description={isDefault ? 'The default view usually has none.' : 'The view answers under /{prefix}/…; empty on create means the language in lower case.'} {...form.getInputProps('url_prefix')} />
+        <TextInput label="URL prefix" description={isDefault ? 'The default view usually has none.' : 'The view answers under /{prefix}/…; left empty, the language in lower case.'} {...form.getInputProps('url_prefix')} />
         <Select
           label="Fallback view"
           description="Where this view has no text of its own, the fallback’s shows."

@@ -51,7 +51,8 @@ export function ViewsPage() {
       return data(
         api.PATCH('/tenant-api/v1/websites/{website_id}/views/{view_id}', {
           params: { path: { ...path, view_id: view.id }, query: { update_mask: 'display_name,locale,url_prefix,fallback_view_id,is_active' }, header: { 'If-Match': view.etag } },
-          body: { ...body(v), url_prefix: v.url_prefix.trim(), fallback_view_id: v.fallback_view_id || null } as never,
+          // An emptied prefix is null: the API then restores the default (empty for the default view, else the language).
+          body: { ...body(v), url_prefix: v.url_prefix.trim() || null, fallback_view_id: v.fallback_view_id || null } as never,
         }),
       );
     },
