@@ -22,6 +22,7 @@ import { analyticsQuerySuite } from './analytics-query.js';
 import { costSuite } from './cost.js';
 import { limitsSuite } from './limits.js';
 import { eventsSuite } from './events.js';
+import { webhooksSuite } from './webhooks.js';
 
 export interface MeasureOptions {
   auth?: boolean;
@@ -76,7 +77,7 @@ export interface BenchSuite {
 
 // Cost first: it restarts the server and measures idle memory before other suites seed.
 // Lists last: it seeds a tenant of its own with many tables of 100 000 rows, after the other suites measured.
-export const SUITES: readonly BenchSuite[] = [costSuite, customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, eventsSuite, listsSuite];
+export const SUITES: readonly BenchSuite[] = [costSuite, customersSuite, mediaSuite, configSuite, contentSuite, aiSuite, blogSuite, editorialSuite, accessSuite, siteSuite, searchSuite, analyticsIngestSuite, analyticsQuerySuite, limitsSuite, eventsSuite, webhooksSuite, listsSuite];
 
 const selected = (process.env.BENCH_SUITES ?? '')
   .split(',')
