@@ -12,21 +12,27 @@ import { validateListSearch } from './lib/openapi-model/list.js';
 
 const ResourceScreen = lazyRouteComponent(() => import('./generic/ResourceScreen'), 'ResourceScreen');
 
-export const websiteResourceRoutes = [
+// Two mounts of the same screens: `r/$` answers any collection without a purpose-built screen (the
+// navigation's links; purpose-built routes such as `r/cms_pages` match first), and `g/$` shows the
+// generated screens of every collection, purpose-built or not (the API's raw view; the generated
+// screens link among themselves there).
+const mounts = ['r/$', 'g/$'] as const;
+
+export const websiteResourceRoutes = mounts.map((path) =>
   createRoute({
     getParentRoute: () => websiteRoute,
-    path: 'r/$',
+    path,
     // Filters, order, page token and page size of list screens: a list view is a shareable link.
     validateSearch: validateListSearch,
     component: ResourceScreen,
   }),
-] as const;
+);
 
-export const accountResourceRoutes = [
+export const accountResourceRoutes = mounts.map((path) =>
   createRoute({
     getParentRoute: () => accountRoute,
-    path: 'r/$',
+    path,
     validateSearch: validateListSearch,
     component: ResourceScreen,
   }),
-] as const;
+);

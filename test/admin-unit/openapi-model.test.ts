@@ -29,7 +29,7 @@ describe('the admin reaches every List and custom method of the tenant API', () 
       const params = fakeParams(resource!.parentParams);
       const ctx = contextFor(context);
       const href = screenHref(ctx, resource!, params);
-      const splat = href.slice(href.indexOf('/r/') + 3);
+      const splat = href.slice(href.indexOf('/g/') + 3);
       expect(resolveScreen(model, ctx, splat)?.resource.key, `${list.operationId}: ${href}`).toBe(resource!.key);
     }
   });
@@ -47,7 +47,7 @@ describe('the admin reaches every List and custom method of the tenant API', () 
       const params = fakeParams(owner!.parentParams);
       const onItem = v.on === 'resource' && owner!.kind === 'collection';
       const href = screenHref(ctx, owner!, params, { ...(onItem && { itemId: 'item1' }), action: v.name });
-      const screen = resolveScreen(model, ctx, href.slice(href.indexOf('/r/') + 3));
+      const screen = resolveScreen(model, ctx, href.slice(href.indexOf('/g/') + 3));
       expect(screen?.resource.key, `${verb.operationId}: ${href}`).toBe(owner!.key);
       expect(screen?.action).toBe(v.name);
     }
@@ -162,9 +162,9 @@ describe('screen links', () => {
   it('spells a screen like the resource name it shows', () => {
     const posts = model.byKey.get('websites/{website_id}/blog_posts')!;
     const ctx: Context = { kind: 'website', websiteId: 'w1' };
-    expect(screenHref(ctx, posts, {})).toBe('/w/w1/r/blog_posts');
-    expect(screenHref(ctx, posts, {}, { action: 'create' })).toBe('/w/w1/r/blog_posts:create');
-    expect(screenHref(ctx, posts, {}, { itemId: 'p1', action: 'publish' })).toBe('/w/w1/r/blog_posts/p1:publish');
+    expect(screenHref(ctx, posts, {})).toBe('/w/w1/g/blog_posts');
+    expect(screenHref(ctx, posts, {}, { action: 'create' })).toBe('/w/w1/g/blog_posts:create');
+    expect(screenHref(ctx, posts, {}, { itemId: 'p1', action: 'publish' })).toBe('/w/w1/g/blog_posts/p1:publish');
     const views = model.byKey.get('websites/{website_id}/blog_posts/{blog_post_id}/views')!;
     expect(screenPath(views, { blog_post_id: 'p1' }, { itemId: 'v1', action: 'edit' })).toBe('blog_posts/p1/views/v1:edit');
     expect(resolveScreen(model, ctx, 'blog_posts/p1/views/v1:edit')).toMatchObject({ resource: views, itemId: 'v1', action: 'edit', params: { website_id: 'w1', blog_post_id: 'p1', view_id: 'v1' } });

@@ -3,7 +3,9 @@
  * and verb reachable now" and "The API's conventions, made humane"): on one resource of every area,
  * create through the generated form, filter and page the List (state in the URL), edit with a 409
  * conflict resolved, and delete with confirmation; a read-only member sees no write controls and the
- * API still refuses a forced write. axe on every screen visited. One browser for the file.
+ * API still refuses a forced write. axe on every screen visited. One browser for the file. The
+ * generated screens of every collection live at `/w/{w}/g/…` and `/a/{a}/g/…` (purpose-built screens
+ * take `r/…` where they exist).
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,7 +136,7 @@ const JOURNEYS: Journey[] = [
   },
 ];
 
-const base = (j: Journey) => (j.scope === 'w' ? `/w/${alice.websiteId}/r/${j.collection}` : `/a/${alice.accountId}/r/${j.collection}`);
+const base = (j: Journey) => (j.scope === 'w' ? `/w/${alice.websiteId}/g/${j.collection}` : `/a/${alice.accountId}/g/${j.collection}`);
 const apiBase = (j: Journey) => (j.scope === 'w' ? `${API}/websites/${alice.websiteId}/${j.collection}` : `${API}/accounts/${alice.accountId}/${j.collection}`);
 const path = (p: Page) => decodeURIComponent(new URL(p.url()).pathname);
 /** `datetime-local` text in the browser's own zone for an RFC 3339 time, rounded up to the next second. */
@@ -228,7 +230,7 @@ describe('live validation', () => {
   it('checks a value with validate_only as it is typed and shows the verdict on its field', { timeout: 90_000 }, async () => {
     expectStatus(await a.t.request('POST', `${API}/websites/${alice.websiteId}/cms_blocks`, { token: alice.token, body: { identifier: 'taken-id', title: 'Taken' } }), 201);
     const before = expectStatus(await a.t.request('GET', `${API}/websites/${alice.websiteId}/cms_blocks`, { token: alice.token }), 200).total_size;
-    await page.goto(`${a.origin}/w/${alice.websiteId}/r/cms_blocks:create`);
+    await page.goto(`${a.origin}/w/${alice.websiteId}/g/cms_blocks:create`);
     await page.getByRole('textbox', { name: 'Title' }).fill('Another');
     const identifier = page.getByRole('textbox', { name: 'Identifier' });
     await identifier.fill('taken-id');
@@ -244,7 +246,7 @@ describe('live validation', () => {
 describe('custom methods and singletons', () => {
   it('runs a custom method on a resource with If-Match (publishes a blog post)', { timeout: 90_000 }, async () => {
     const post = expectStatus(await a.t.request('POST', `${API}/websites/${alice.websiteId}/blog_posts`, { token: alice.token, body: { title: 'Rye day' } }), 201);
-    await page.goto(`${a.origin}/w/${alice.websiteId}/r/blog_posts/${post.id}`);
+    await page.goto(`${a.origin}/w/${alice.websiteId}/g/blog_posts/${post.id}`);
     await page.getByRole('heading', { level: 1, name: 'Rye day' }).waitFor();
     await page.getByRole('link', { name: 'Publish', exact: true }).click();
     await page.getByRole('button', { name: 'Publish' }).waitFor();
@@ -255,7 +257,7 @@ describe('custom methods and singletons', () => {
   });
 
   it('shows the progress of a custom method answering an Operation (Settings: reindex search)', { timeout: 90_000 }, async () => {
-    await page.goto(`${a.origin}/w/${alice.websiteId}/r/search_index`);
+    await page.goto(`${a.origin}/w/${alice.websiteId}/g/search_index`);
     await page.getByRole('heading', { level: 1, name: 'Search index' }).waitFor();
     await a.expectAccessible(page, 'search_index');
     await page.getByRole('link', { name: 'Reindex', exact: true }).click();
@@ -265,7 +267,7 @@ describe('custom methods and singletons', () => {
   });
 
   it('shows a singleton as its form and runs its custom method (Analytics: dashboard)', { timeout: 90_000 }, async () => {
-    await page.goto(`${a.origin}/w/${alice.websiteId}/r/dashboard`);
+    await page.goto(`${a.origin}/w/${alice.websiteId}/g/dashboard`);
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
     await page.getByRole('button', { name: 'Save' }).waitFor();
     await a.expectAccessible(page, 'dashboard');
@@ -286,7 +288,7 @@ describe('a member with a read-only role', () => {
     await addMember(a.t, bob, alice.accountId, { role: 'restricted', grants: [{ section: 'account', access: 'READ' }, { section: 'website', access: 'READ' }] });
     const bobPage = await a.newPage();
     await signInPage(a, bobPage, bob);
-    await bobPage.goto(`${a.origin}/w/${alice.websiteId}/r/blog_tags`);
+    await bobPage.goto(`${a.origin}/w/${alice.websiteId}/g/blog_tags`);
     await bobPage.getByRole('heading', { level: 1, name: 'Blog tags' }).waitFor();
     await bobPage.getByText(/of \d+$/).waitFor();
     await a.expectAccessible(bobPage, 'blog_tags list (read-only)');
@@ -296,7 +298,7 @@ describe('a member with a read-only role', () => {
     expect(await bobPage.getByRole('link', { name: 'Edit' }).count()).toBe(0);
     expect(await bobPage.getByRole('button', { name: 'Delete' }).count()).toBe(0);
     // A write screen opened by its link is refused in place, and the API refuses the write itself.
-    await bobPage.goto(`${a.origin}/w/${alice.websiteId}/r/blog_tags:create`);
+    await bobPage.goto(`${a.origin}/w/${alice.websiteId}/g/blog_tags:create`);
     await bobPage.getByRole('alert').filter({ hasText: 'Your role does not allow this.' }).waitFor();
     expect(await bobPage.getByRole('button', { name: 'Create' }).count()).toBe(0);
     const res = await a.t.request('POST', `${API}/websites/${alice.websiteId}/blog_tags`, { token: bob.token, body: { display_name: 'Forced' } });

@@ -1,5 +1,5 @@
 /**
- * The generated screens' route component (`/w/$websiteId/r/$`, `/a/$accountId/r/$`): reads the
+ * The generated screens' route component (`/w/$websiteId/g/$` and `/a/$accountId/g/$`; also `…/r/$` for collections without a purpose-built screen): reads the
  * path below `r/` into a resource and an action of the model and shows the matching screen.
  */
 import { Alert, Text, Title } from '@mantine/core';

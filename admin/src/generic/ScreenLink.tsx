@@ -1,4 +1,4 @@
-/** Links and navigation between generated screens (routes `/w/$websiteId/r/$`, `/a/$accountId/r/$`). */
+/** Links and navigation between generated screens (routes `/w/$websiteId/g/$`, `/a/$accountId/g/$`). */
 import type { ReactNode } from 'react';
 import { useNavigate } from '@tanstack/react-router';
 import { AnchorLink } from '../lib/layout/links';
@@ -6,12 +6,12 @@ import type { Context } from './placement';
 
 const target = (ctx: Context, splat: string) =>
   ctx.kind === 'website'
-    ? ({ to: '/w/$websiteId/r/$', params: { websiteId: ctx.websiteId, _splat: splat } } as const)
-    : ({ to: '/a/$accountId/r/$', params: { accountId: ctx.accountId, _splat: splat } } as const);
+    ? ({ to: '/w/$websiteId/g/$', params: { websiteId: ctx.websiteId, _splat: splat } } as const)
+    : ({ to: '/a/$accountId/g/$', params: { accountId: ctx.accountId, _splat: splat } } as const);
 
 export function ScreenLink({ ctx, splat, children, ...rest }: { ctx: Context; splat: string; children: ReactNode; 'aria-label'?: string }) {
   const t = target(ctx, splat);
-  return t.to === '/w/$websiteId/r/$' ? (
+  return t.to === '/w/$websiteId/g/$' ? (
     <AnchorLink to={t.to} params={t.params} {...rest}>
       {children}
     </AnchorLink>
@@ -26,5 +26,5 @@ export function ScreenLink({ ctx, splat, children, ...rest }: { ctx: Context; sp
 export function useGoToScreen() {
   const navigate = useNavigate();
   return (ctx: Context, splat: string, search?: Record<string, unknown>) =>
-    navigate({ ...(target(ctx, splat) as { to: '/w/$websiteId/r/$'; params: { websiteId: string; _splat: string } }), search: (search ?? {}) as never });
+    navigate({ ...(target(ctx, splat) as { to: '/w/$websiteId/g/$'; params: { websiteId: string; _splat: string } }), search: (search ?? {}) as never });
 }

@@ -2,23 +2,23 @@ import { API_PREFIX } from '../lib/openapi-model/model.js';
 import type { ApiModel, ResourceModel } from '../lib/openapi-model/types.js';
 
 /**
- * Where every generated screen lives. Two contexts frame them: a website (`/w/{website}/r/…`) and
- * an account (`/a/{account}/r/…`, which also holds the account's projects and websites, the
- * platform catalogue and the caller's own records). Below `r/` the URL repeats the API's resource
+ * Where every generated screen lives. Two contexts frame them: a website (`/w/{website}/g/…`) and
+ * an account (`/a/{account}/g/…`, which also holds the account's projects and websites, the
+ * platform catalogue and the caller's own records). Below `g/` the URL repeats the API's resource
  * name, so a screen's link reads like the resource it shows:
  *
- *   /w/W/r/blog_posts                 the List
- *   /w/W/r/blog_posts:create          the Create form
- *   /w/W/r/blog_posts/P               the detail (Get; Delete; the item's custom methods)
- *   /w/W/r/blog_posts/P:edit          the Update form
- *   /w/W/r/blog_posts/P:publish       a custom method's form (or confirmation)
- *   /w/W/r/blog_posts/P/views         a nested collection
- *   /w/W/r/dashboard                  a singleton, shown as its form
+ *   /w/W/g/blog_posts                 the List
+ *   /w/W/g/blog_posts:create          the Create form
+ *   /w/W/g/blog_posts/P               the detail (Get; Delete; the item's custom methods)
+ *   /w/W/g/blog_posts/P:edit          the Update form
+ *   /w/W/g/blog_posts/P:publish       a custom method's form (or confirmation)
+ *   /w/W/g/blog_posts/P/views         a nested collection
+ *   /w/W/g/dashboard                  a singleton, shown as its form
  */
 export type Context = { kind: 'website'; websiteId: string } | { kind: 'account'; accountId: string };
 
 /** Prefix of a context's screens. */
-export const contextBase = (ctx: Context): string => (ctx.kind === 'website' ? `/w/${encodeURIComponent(ctx.websiteId)}/r` : `/a/${encodeURIComponent(ctx.accountId)}/r`);
+export const contextBase = (ctx: Context): string => (ctx.kind === 'website' ? `/w/${encodeURIComponent(ctx.websiteId)}/g` : `/a/${encodeURIComponent(ctx.accountId)}/g`);
 
 const WEBSITE_ROOT = 'websites/{website_id}/';
 const ACCOUNT_ROOT = 'accounts/{account_id}/';
