@@ -6,10 +6,9 @@
  * charge on the billing screen (balance, usage chart with its data table, ledger). axe on every
  * screen; any console error fails the journey.
  */
-import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { standinEnv, startProviderStandin, type ProviderStandin } from '../support/provider-standin.js';
 import { aiContext } from '../../src/ai/ai.area.js';
@@ -117,7 +116,7 @@ describe('AI and billing screens', { timeout: 180_000 }, () => {
     expect(await page.getByTestId('run-output').textContent()).toBe('Fresh bread every morning.');
     await page.getByRole('cell', { name: 'Answered' }).waitFor();
     await a.expectAccessible(page, 'run, succeeded');
-    if (process.env.UPDATE_SCREENSHOTS === '1') await screenshots(page, 'admin-execution');
+    await screenshotWidths(page, 'admin-execution');
     const runUrl = page.url();
 
     // A second, slow run asked to stop: the request is recorded at once.
@@ -180,16 +179,3 @@ describe('AI and billing screens', { timeout: 180_000 }, () => {
   });
 });
 
-async function screenshots(p: Page, name: string) {
-  await mkdir('docs/screenshots', { recursive: true });
-  const size = p.viewportSize();
-  // Two animation frames after each resize: the charts have redrawn at the new width.
-  const settle = () => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-desktop.png`, fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-phone.png`, fullPage: true });
-  if (size) await p.setViewportSize(size);
-}

@@ -6,11 +6,10 @@
  * keeps, and reset brings the default back; the search index reindexes with its progress and the
  * site's search finds the page. axe on every screen; any console error fails the journey.
  */
-import { mkdir } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { eventually } from '../support/fixtures-auth.js';
@@ -98,7 +97,7 @@ describe('dashboard and search screens', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Show data table' }).first().click();
     await page.getByRole('columnheader', { name: /^Unique visitors \(/ }).first().waitFor();
     await a.expectAccessible(page, 'dashboard, 7 days, data table');
-    if (process.env.UPDATE_SCREENSHOTS === '1') await screenshots(page, 'admin-dashboard');
+    await screenshotWidths(page, 'admin-dashboard');
   });
 
   it('edits the layout (move, remove, add), keeps it over a reload, and resets it to the default', async () => {
@@ -180,16 +179,3 @@ describe('dashboard and search screens', { timeout: 180_000 }, () => {
   });
 });
 
-async function screenshots(p: Page, name: string) {
-  await mkdir('docs/screenshots', { recursive: true });
-  const size = p.viewportSize();
-  // Two animation frames after each resize: the charts have redrawn at the new width.
-  const settle = () => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-desktop.png`, fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-phone.png`, fullPage: true });
-  if (size) await p.setViewportSize(size);
-}

@@ -5,10 +5,9 @@
  * DYNAMIC group whose rule is checked live (validate_only) with its match count, then its members.
  * axe on every screen; any console error fails.
  */
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { API, expectStatus } from '../support/fixtures.js';
 
@@ -21,19 +20,6 @@ const consoleErrors: string[] = [];
 const EXPECTED_NETWORK = /^Failed to load resource: the server responded with a status of 4\d\d/;
 const customerIds: Record<string, string> = {};
 
-/** Desktop and phone-width screenshots of the screen `p` shows (written when missing, or with UPDATE_SCREENSHOTS=1). */
-async function screenshots(p: Page, name: string, ready: () => Promise<unknown>) {
-  const files = [`docs/screenshots/${name}.png`, `docs/screenshots/${name}-phone.png`];
-  if (process.env.UPDATE_SCREENSHOTS !== '1' && files.every((f) => existsSync(f))) return;
-  await p.evaluate(() => window.scrollTo(0, 0));
-  await p.screenshot({ path: files[0], fullPage: true });
-  // The phone layout from a fresh render at that width (no drawer mid-transition, scrolled to the top).
-  await p.setViewportSize({ width: 390, height: 844 });
-  await p.reload();
-  await ready();
-  await p.screenshot({ path: files[1], fullPage: true });
-  await p.setViewportSize({ width: 1280, height: 900 });
-}
 
 beforeAll(async () => {
   a = await startAdminBrowser();
@@ -158,7 +144,7 @@ describe('customers', { timeout: 180_000 }, () => {
     const ann = expectStatus(await a.t.request('GET', `${site}/customers/${customerIds['ann@example.com']}`, { token: alice.token }), 200);
     expect(ann.attributes).toEqual({ favourite_bread: 'spelt', loyalty_number: 'LN-1' });
     await a.expectAccessible(p, 'customer');
-    await screenshots(p, 'admin-customer', () => p.getByRole('combobox', { name: 'Favourite bread' }).waitFor());
+    await screenshotWidths(p, 'admin-customer', () => p.getByRole('combobox', { name: 'Favourite bread' }).waitFor());
     expect(consoleErrors).toEqual([]);
   });
 

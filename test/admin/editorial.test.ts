@@ -5,10 +5,9 @@
  * AI run (progress and cost shown), approved by a person and published, and the post on the site.
  * Each calendar state offers only its verbs. axe on every screen; any console error fails.
  */
-import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { eventually } from '../support/fixtures-auth.js';
 import { API, expectStatus } from '../support/fixtures.js';
@@ -136,7 +135,7 @@ describe('editorial screens', { timeout: 240_000 }, () => {
     expect(await published.getByRole('button').allTextContents()).toEqual(['Details']);
     await page.mouse.move(0, 0);
     await a.expectAccessible(page, 'calendar, published');
-    await screenshots(page, 'admin-editorial-calendar');
+    await screenshotWidths(page, 'admin-editorial-calendar');
     expect((await api('GET', `/blog_posts/${entry.post_id}`)).state).toBe('PUBLISHED');
     const host = `${(await api('GET', '')).code}.localhost`;
     await eventually(async () => {
@@ -148,22 +147,8 @@ describe('editorial screens', { timeout: 240_000 }, () => {
     await page.getByText('Month', { exact: true }).click();
     await page.getByRole('article', { name: /Rye starters, by a person, Published/ }).waitFor();
     await a.expectAccessible(page, 'calendar, month');
-    await screenshots(page, 'admin-editorial-calendar-month');
+    await screenshotWidths(page, 'admin-editorial-calendar-month');
     expect(consoleErrors).toEqual([]);
   });
 });
 
-/** docs/screenshots/{name}-desktop.png and -phone.png (only with UPDATE_SCREENSHOTS=1: a test run leaves the tree clean). */
-async function screenshots(p: Page, name: string) {
-  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
-  await mkdir('docs/screenshots', { recursive: true });
-  const size = p.viewportSize();
-  const settle = () => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-desktop.png`, fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-phone.png`, fullPage: true });
-  if (size) await p.setViewportSize(size);
-}

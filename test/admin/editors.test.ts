@@ -7,11 +7,9 @@
  * ahead and going live, revisions compared and restored, tags and authors. axe on every screen; a
  * console error fails the test.
  */
-import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
 import type { ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { png } from '../support/media.js';
@@ -66,18 +64,6 @@ async function siteShows(page: Page, url: string, text: string | RegExp) {
   throw new Error(`${url} never showed ${text}`);
 }
 
-/** Desktop and phone-width screenshots of what `p` shows (written when missing, or with UPDATE_SCREENSHOTS=1). */
-async function screenshots(p: Page, name: string) {
-  const desktop = `docs/screenshots/${name}-desktop.png`;
-  if (existsSync(desktop) && process.env.UPDATE_SCREENSHOTS !== '1') return;
-  await mkdir('docs/screenshots', { recursive: true });
-  const size = p.viewportSize();
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await p.screenshot({ path: desktop, fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await p.screenshot({ path: `docs/screenshots/${name}-phone.png`, fullPage: true });
-  if (size) await p.setViewportSize(size);
-}
 
 beforeAll(async () => {
   a = await startAdminBrowser({ MEDIA_MAX_UPLOAD_BYTES: String(MAX_UPLOAD) });
@@ -213,7 +199,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'detached' });
-    await screenshots(page, 'admin-page-editor');
+    await screenshotWidths(page, 'admin-page-editor');
     const stored = (await api('GET', `/cms_pages/${pageId}`)).json();
     expect(stored.content).toMatch(/<h2>Fresh every morning<\/h2>/);
     expect(stored.content).toMatch(/<ul><li><p>Sourdough<\/p><\/li><li><p>Croissants<\/p><\/li><\/ul>/);
@@ -346,7 +332,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await a.expectAccessible(page, 'post editor');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Unsaved changes', { exact: true }).waitFor({ state: 'detached' });
-    await screenshots(page, 'admin-post-editor');
+    await screenshotWidths(page, 'admin-post-editor');
 
     // Schedule on the website's clock, one to two minutes ahead (whole minutes).
     const zone = (await a.t.request('GET', `${API}/websites/${alice.websiteId}`, { token: alice.token })).json().time_zone as string;

@@ -5,11 +5,10 @@
  * before saving and the site after; settings saved in one batch; the custom domain screen. axe on
  * every screen; any console error fails the test.
  */
-import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AxeBuilder } from '@axe-core/playwright';
-import { AXE_TAGS, startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { AXE_TAGS, startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { eventually } from '../support/fixtures-auth.js';
 import { API, expectStatus } from '../support/fixtures.js';
@@ -97,7 +96,7 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     await page.getByText('Ovens saved.').waitFor();
     expect((await api('GET', `/navigation_menus/${menu.id}/items`)).items.find((i: any) => i.label === 'Ovens')).toMatchObject({ cms_page_id: about.id });
     await siteUntil('/', (html) => menuLabels(html).includes('Ovens'));
-    await screenshots(page, 'admin-menus');
+    await screenshotWidths(page, 'admin-menus');
   });
 
   it("reorders a category's posts by drag and drop and the archive shows the new order", async () => {
@@ -137,7 +136,7 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     await a.expectAccessible(page, 'category dialog');
     await dialog.getByRole('button', { name: 'Save category' }).click();
     await page.getByRole('list', { name: 'Categories' }).getByRole('button', { name: 'Rye breads', exact: true }).waitFor();
-    await screenshots(page, 'admin-blog-categories');
+    await screenshotWidths(page, 'admin-blog-categories');
   });
 
   it('changes the primary colour: the preview shows it before saving, the site after', async () => {
@@ -170,7 +169,7 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     expect((await api('GET', '/theme')).variables['--color-primary']).toBe('#b42318');
     await siteUntil('/', (html) => html.includes('--color-primary:#b42318'));
     await expect.poll(previewPrimary, { timeout: 10_000 }).toBe('#b42318');
-    await screenshots(page, 'admin-theme');
+    await screenshotWidths(page, 'admin-theme');
   });
 
   it('saves several settings in one batch; defaults and overrides are shown as such', async () => {
@@ -193,7 +192,7 @@ describe('site structure screens', { timeout: 120_000 }, () => {
     expect((await api('GET', '/settings/general.site.name')).value).toBe('Structure Bakery & Co');
     await siteUntil('/', (html) => html.includes('Bread since 1921'));
     await page.getByRole('tab', { name: /Agents/ }).click();
-    await screenshots(page, 'admin-settings');
+    await screenshotWidths(page, 'admin-settings');
   });
 
   it('shows the custom domain, the record to create and what :verify found', async () => {
@@ -212,17 +211,3 @@ describe('site structure screens', { timeout: 120_000 }, () => {
   });
 });
 
-/** docs/screenshots/{name}-desktop.png and -phone.png (only with UPDATE_SCREENSHOTS=1: a test run leaves the tree clean). */
-async function screenshots(p: Page, name: string) {
-  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
-  await mkdir('docs/screenshots', { recursive: true });
-  const size = p.viewportSize();
-  const settle = () => p.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-  await p.setViewportSize({ width: 1280, height: 900 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-desktop.png`, fullPage: true });
-  await p.setViewportSize({ width: 390, height: 844 });
-  await settle();
-  await p.screenshot({ path: `docs/screenshots/${name}-phone.png`, fullPage: true });
-  if (size) await p.setViewportSize(size);
-}

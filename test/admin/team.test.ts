@@ -6,10 +6,9 @@
  * profile: name, email change pending, password change and reset, deleting the user. axe on every
  * screen; any console error fails.
  */
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { startAdminBrowser, signInPage, type AdminBrowser } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { API, expectError, expectStatus } from '../support/fixtures.js';
 
@@ -28,19 +27,6 @@ async function page(): Promise<Page> {
   return p;
 }
 
-/** Desktop and phone-width screenshots of the screen `p` shows (written when missing, or with UPDATE_SCREENSHOTS=1). */
-async function screenshots(p: Page, name: string, ready: () => Promise<unknown>) {
-  const files = [`docs/screenshots/${name}.png`, `docs/screenshots/${name}-phone.png`];
-  if (process.env.UPDATE_SCREENSHOTS !== '1' && files.every((f) => existsSync(f))) return;
-  await p.evaluate(() => window.scrollTo(0, 0));
-  await p.screenshot({ path: files[0], fullPage: true });
-  // The phone layout from a fresh render at that width (no drawer mid-transition, scrolled to the top).
-  await p.setViewportSize({ width: 390, height: 844 });
-  await p.reload();
-  await ready();
-  await p.screenshot({ path: files[1], fullPage: true });
-  await p.setViewportSize({ width: 1280, height: 900 });
-}
 
 beforeAll(async () => {
   a = await startAdminBrowser();
@@ -81,7 +67,7 @@ describe('team and profile', { timeout: 180_000 }, () => {
     await a.expectAccessible(admin, 'role editor');
     await admin.getByRole('button', { name: 'Create role' }).click();
     await admin.getByText('Members holding this role have these rights').waitFor();
-    await screenshots(admin, 'admin-role-editor', () => admin.getByRole('checkbox', { name: 'Write Customers' }).waitFor());
+    await screenshotWidths(admin, 'admin-role-editor', () => admin.getByRole('checkbox', { name: 'Write Customers' }).waitFor());
     const roles = expectStatus(await a.t.request('GET', `${API}/accounts/${alice.accountId}/account_roles`, { token: alice.token }), 200).account_roles;
     expect(roles).toHaveLength(1);
     expect(roles[0].grants).toEqual([

@@ -11,7 +11,7 @@
  *   const link = await a.mailedLink('alice@example.com', '/reset-password');
  *   await a.close();
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +77,11 @@ export async function startAdminBrowser(env: Record<string, string> = {}): Promi
       return page;
     },
     async expectAccessible(page, screen) {
+      // Colours are read as drawn: a dialog still fading in (or out) has lower contrast than the
+      // screen a person reads, so running transitions end first (finite ones only).
+      await page.evaluate(() =>
+        Promise.all(document.getAnimations().filter((x) => x.effect?.getComputedTiming().endTime !== Infinity).map((x) => x.finished.catch(() => undefined))),
+      );
       const result = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
       const found = result.violations.map((v) => `${v.id} (${v.impact}): ${v.help}\n    ${v.nodes.map((n) => n.target.join(' ')).slice(0, 5).join('\n    ')}`);
       expect(found, `axe on ${screen}`).toEqual([]);
@@ -111,4 +116,28 @@ export async function signInPage(a: AdminBrowser, page: Page, user: { email: str
   await page.getByRole('textbox', { name: 'Password' }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => url.pathname !== '/sign-in' && url.pathname !== '/');
+}
+
+/**
+ * docs/screenshots/{name}-desktop.png (1280 wide) and {name}-phone.png (390 wide) of what `page`
+ * shows, full page. Only with UPDATE_SCREENSHOTS=1, so a test run leaves the tree clean. With
+ * `ready`, the phone layout comes from a reload at that width (no drawer mid-transition), awaited by
+ * `ready`; without it, two animation frames after each resize let charts and layouts redraw.
+ */
+export async function screenshotWidths(page: Page, name: string, ready?: () => Promise<unknown>): Promise<void> {
+  if (process.env.UPDATE_SCREENSHOTS !== '1') return;
+  await mkdir('docs/screenshots', { recursive: true });
+  const size = page.viewportSize();
+  const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  for (const [suffix, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]] as const) {
+    await page.setViewportSize({ width, height });
+    if (ready && suffix === 'phone') {
+      await page.reload();
+      await ready();
+    }
+    await settle();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: `docs/screenshots/${name}-${suffix}.png`, fullPage: true });
+  }
+  if (size) await page.setViewportSize(size);
 }
