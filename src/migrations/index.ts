@@ -27,6 +27,7 @@ import * as cacheVersions from './2026-11-27-2100-cache-versions.js';
 import * as events from './2026-11-27-2200-events.js';
 import * as webhooks from './2026-11-28-0100-webhooks.js';
 import * as cacheNotices from './2026-11-28-0200-cache-notices.js';
+import * as customerGroupListVersions from './2026-11-28-0300-customer-group-list-versions.js';
 
 /** Every migration, keyed by its frozen name; Kysely applies them in name order. */
 export const migrations: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-2200-events': events,
   '2026-11-28-0100-webhooks': webhooks,
   '2026-11-28-0200-cache-notices': cacheNotices,
+  '2026-11-28-0300-customer-group-list-versions': customerGroupListVersions,
 };
