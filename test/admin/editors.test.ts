@@ -215,7 +215,8 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     expect(await visitor.getByRole('link', { name: 'map' }).getAttribute('href')).toBe('https://maps.example.com/bakery');
     const img = visitor.getByRole('img', { name: 'A golden croissant' });
     await img.waitFor();
-    expect(await img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth)).toBeGreaterThan(0);
+    // The image may still be loading when its element appears: wait until it has decoded to a size.
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => (el.complete ? el.naturalWidth : 0))).toBeGreaterThan(0);
 
     // The preview frame shows the same page.
     await page.getByRole('tab', { name: 'Preview' }).click();
