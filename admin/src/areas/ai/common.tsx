@@ -1,5 +1,5 @@
 /** Pieces shared by the AI and billing screens: the account in the URL, paging, run states, models. */
-import { Alert, Badge, Button, Group, Loader, Text } from '@mantine/core';
+import { Alert, Badge, Loader } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { data, type Schemas } from '@siteplatform/sdk';
@@ -43,25 +43,8 @@ export const stringSearch =
   (search: Record<string, unknown>): Record<string, string | undefined> =>
     Object.fromEntries(keys.filter((k) => typeof search[k] === 'string' && search[k] !== '').map((k) => [k, search[k] as string]));
 
-export function Pager({ next, current, total, noun, onPage }: { next?: string; current?: string; total?: number; noun: string; onPage: (token: string | undefined) => void }) {
-  return (
-    <Group justify="space-between" mt="sm">
-      <Text size="sm">{total !== undefined ? `${total} ${noun} in all` : ''}</Text>
-      <Group gap="xs">
-        {current && (
-          <Button variant="default" size="xs" onClick={() => onPage(undefined)}>
-            First page
-          </Button>
-        )}
-        {next && (
-          <Button variant="default" size="xs" onClick={() => onPage(next)}>
-            Next page
-          </Button>
-        )}
-      </Group>
-    </Group>
-  );
-}
+// The shared pager of the admin's lists.
+export { Pager } from '../../lib/list-ui';
 
 /** Loading, error and empty states of a list, so a screen is never blank. */
 export function ListState({ query, empty, isEmpty, what }: { query: { isPending: boolean; error: unknown }; empty: ReactNode; isEmpty: boolean; what: string }) {
