@@ -9,7 +9,7 @@
  */
 import type { ConsoleMessage, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths } from '../support/admin-browser.js';
+import { startAdminBrowser, signInPage, type AdminBrowser, screenshotWidths, waitForFocusIn } from '../support/admin-browser.js';
 import type { TestUser } from '../support/app.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { png } from '../support/media.js';
@@ -187,6 +187,7 @@ describe('admin content editors', { timeout: 180_000 }, () => {
     await page.getByRole('button', { name: 'Apply link' }).click();
     await body.getByRole('link', { name: 'map' }).waitFor();
     await page.getByRole('dialog').waitFor({ state: 'detached' });
+    await waitForFocusIn(body);
     await page.keyboard.press('End');
     await page.keyboard.press('Enter');
     await page.getByRole('button', { name: 'Image' }).click();

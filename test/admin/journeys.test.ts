@@ -57,6 +57,8 @@ describe('admin journeys', { timeout: 120_000 }, () => {
     const page = await a.newPage();
     await page.goto(`${a.origin}/sign-in`);
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    // The sign-in screen has an Email field too: fill the reset screen's, not the one leaving.
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     await page.getByLabel('Email').fill(alice.email);
     await page.getByRole('button', { name: 'Send the link' }).click();
     await page.getByText('Check your mail').waitFor();
@@ -111,6 +113,7 @@ describe('admin journeys', { timeout: 120_000 }, () => {
     // Not signed in yet, with an address that has a user: sign in first, then accept.
     await davePage.goto(link);
     await davePage.getByRole('link', { name: 'Sign in first' }).click();
+    await davePage.getByRole('heading', { name: 'Sign in' }).waitFor();
     await davePage.getByLabel('Email').fill(dave.email);
     await davePage.getByRole('textbox', { name: 'Password' }).fill(dave.password);
     await davePage.getByRole('button', { name: 'Sign in' }).click();

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { simpleParser } from 'mailparser';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { ensureAdminBuilt } from '../../src/admin-app/build.js';
 import { startTestApp, type TestApp } from './app.js';
@@ -116,6 +116,15 @@ export async function signInPage(a: AdminBrowser, page: Page, user: { email: str
   await page.getByRole('textbox', { name: 'Password' }).fill(user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL((url) => url.pathname !== '/sign-in' && url.pathname !== '/');
+}
+
+/**
+ * Waits until the keyboard focus is inside `target`: a dialog that hands focus back (e.g. to a rich
+ * text editor) does so a frame or two after it left the page, and keys pressed before land elsewhere.
+ */
+export async function waitForFocusIn(target: Locator): Promise<void> {
+  const handle = await target.elementHandle();
+  await target.page().waitForFunction((el) => !!el && el.contains(document.activeElement), handle);
 }
 
 /**
