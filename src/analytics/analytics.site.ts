@@ -1,12 +1,11 @@
 import type { ValidateFunction } from 'ajv';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SiteContribution, SiteDeps } from '../platform/area.js';
 import { InvalidArgument, ResourceExhausted } from '../platform/errors.js';
 import { toApiError } from '../platform/http/errors.js';
 import { addressKey, createRateLimiter } from '../platform/http/rate-limit.js';
 import { createValidatorCompiler } from '../platform/http/validation.js';
-import type { SiteContext, SiteContribution, SiteDeps } from '../site/contribution.js';
 import type { Hit } from './collection.repo.js';
 import { createIngest, type IngestOptions } from './ingest.js';
 import { INSIGHTS_SCRIPT, INSIGHTS_VERSION } from './insights-script.js';

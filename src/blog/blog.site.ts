@@ -1,10 +1,9 @@
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../platform/area.js';
 import type { Row } from '../platform/resource/declaration.js';
 import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
 import { createViewOverlayReader, type ViewOverlayReader, type ViewReading } from '../cms/view-overlays.js';
 import { readSiteImages, responsiveContentImages } from '../media/media.site.js';
-import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../site/contribution.js';
-import { readSiteSettings } from '../site/settings.js';
+import { readSiteSettings } from '../settings/index.js';
 import { OVERLAID } from './blog.area.js';
 import {
   AUTHOR_LINKS,

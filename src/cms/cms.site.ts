@@ -1,12 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../platform/area.js';
 import { TtlCache } from '../platform/cache.js';
 import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
-import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../site/contribution.js';
 import { responsiveContentImages } from '../media/media.site.js';
-import { siteHref } from '../site/paths.js';
+import { siteHref } from '../platform/site-context.js';
 import { MAX_VIEWS_PER_WEBSITE } from '../views/view.resource.js';
 import { BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
 import { PAGE_CONTENT_FIELDS, URL_KEY_PATTERN } from './cms-page.resource.js';

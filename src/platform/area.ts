@@ -1,4 +1,4 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from './db/database.js';
@@ -11,8 +11,33 @@ import type { SecretBox } from './crypto.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Limits } from './limits/limits.js';
 import type { Events } from './events/events.js';
-import type { UserService } from '../users/user.service.js';
-import type { SiteContribution } from '../site/contribution.js';
+import type { Trx } from './db/schema.js';
+import type { SiteContext, SiteEntry, SiteHtmlPage, SitePageContext, SitePageHandler, SiteScript, SiteSearch, SiteView, SiteVisitor } from './site-context.js';
+
+// The site's request types, so an area's site contribution imports everything it needs from here.
+export type {
+  SiteContext, SiteEntry, SiteHost, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SitePageMeta, SiteRawAnswer, SiteScript,
+  SiteSearch, SiteSearchAnswer, SiteSearchHit, SiteSettings, SiteView, SiteVisitor, SiteWebsite,
+} from './site-context.js';
+
+/** A new session's bearer token, as sign-in answers it. */
+export interface IssuedToken {
+  token: string;
+  expire_time: string;
+}
+
+/**
+ * What other areas use of the users area (src/users implements it: `createUserService`), declared
+ * here so the platform does not import an area.
+ */
+export interface Users {
+  /** Creates a user with their profile inside the caller's transaction (password rules and hashing included). */
+  insertUser(trx: Trx, input: { email: string; password: string; display_name?: string }, now: number): Promise<{ id: string; email: string; display_name: string | null }>;
+  /** A new session of the user and its first token. */
+  startSession(userId: string, now: number): Promise<IssuedToken>;
+  /** Whether a user signs in with this address (compared normalised). */
+  emailTaken(email: string): Promise<boolean>;
+}
 
 /** What every area is built from: the platform's shared services, passed explicitly. */
 export interface AreaDeps {
@@ -27,7 +52,7 @@ export interface AreaDeps {
    * Users and sessions: `insertUser(trx, {email, password, display_name}, now)` creates a user with
    * their profile (inside the caller's transaction), `startSession(userId, now)` signs one in.
    */
-  users: UserService;
+  users: Users;
   /** Security limits that hold across processes (in memory on SQLite, shared counters on PostgreSQL). */
   limits: Limits;
   /**
@@ -108,4 +133,52 @@ export interface Area {
   events?(events: Events, deps: AreaDeps): void;
   /** References to other areas' rows this area keeps (see Reference); a function when they need the deps. */
   references?: Reference[] | ((deps: AreaDeps) => Reference[]);
+}
+
+/**
+ * What an area adds to every rendered site (`Area.site`), the way `resources` and `tenantRoutes`
+ * add to the tenant surface. `src/site/site.surface.ts` mounts them; see docs/architecture.md.
+ */
+export interface SiteContribution {
+  /** Liquid templates by name (`cms/page`); layouts and partials of the core are in src/site/templates.ts. */
+  templates?: Record<string, string>;
+  /**
+   * Pages served inside every view (`/about` in the default view, `/de/about` in view `de`), as
+   * find-my-way patterns (`/blog/:url_key`); the most specific pattern wins, `/*` is the fallback.
+   */
+  pages?: Array<{ pattern: string; handler: SitePageHandler }>;
+  /** Everything published the area serves in one view, streamed (sitemap.xml, llms.txt, read API). */
+  inventory?(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
+  /**
+   * First-party scripts the layout loads (`<script src defer data-…>`), chosen from the website's
+   * settings as the default view reads them (analytics' collection script when it is on).
+   */
+  scripts?(settings: ReadonlyMap<string, unknown>): SiteScript[];
+  /** Routes at the site root outside the views (forms, `/mcp`, feeds that span views, …). */
+  routes?(site: FastifyInstance, deps: SiteDeps): void | Promise<void>;
+  /**
+   * The signed-in visitor of a request (its session cookie), read once per request before any
+   * route runs; one contribution provides it (the customers area).
+   */
+  visitor?(request: FastifyRequest, ctx: SiteContext): Promise<SiteVisitor | undefined>;
+  /** Ranked search of the site's published content; one contribution provides it (the search area). */
+  search?: SiteSearch;
+  /** What the area adds to a view's home page (the blog: its newest posts), merged into the home page's data. */
+  home?(ctx: SitePageContext): Promise<Record<string, unknown> | undefined>;
+}
+
+/** What site contributions are built from. */
+export interface SiteDeps extends AreaDeps {
+  /** The resolved site of a request; every route of the site surface has it. */
+  siteOf(request: FastifyRequest): SiteContext;
+  /** Renders a template inside the layout, as page handlers' answers are rendered. */
+  render(request: FastifyRequest, page: SiteHtmlPage, view?: SiteView): Promise<string>;
+  /** The website's settings as one view reads them (cached per content version). */
+  settings(ctx: SiteContext, view: SiteView): Promise<ReadonlyMap<string, unknown>>;
+  /** Every area's inventory in one view, in area order. */
+  inventory(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
+  /** The site's search, when an area contributes one. */
+  search?: SiteSearch;
+  /** Every contribution's `home` data for the view's home page, merged. */
+  home(ctx: SitePageContext): Promise<Record<string, unknown>>;
 }

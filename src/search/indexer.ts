@@ -4,10 +4,9 @@ import { htmlToText } from '../blog/blog.site.js';
 import { postPathOf } from '../blog/published-posts.js';
 import { cmsSiteReader } from '../cms/cms.site.js';
 import { createResolver } from '../cms/resolve.js';
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SitePageContext, SiteView } from '../platform/area.js';
 import { NotFound } from '../platform/errors.js';
-import type { SiteContext, SitePageContext, SiteView } from '../site/contribution.js';
-import { siteHref } from '../site/paths.js';
+import { siteHref } from '../platform/site-context.js';
 import { readSiteViews } from '../site/site.surface.js';
 import { createSiteVersions } from '../site/versions.js';
 import {

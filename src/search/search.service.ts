@@ -1,9 +1,8 @@
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SiteView } from '../platform/area.js';
 import { SEARCH_MARK_END, SEARCH_MARK_START } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { CompanionWorker, OperationHandler } from '../platform/jobs/operations.js';
 import { startWorkerLoops, Wakeup } from '../platform/jobs/worker-loops.js';
-import type { SiteContext, SiteView } from '../site/contribution.js';
 import { createIndexer, textSearchConfig, type Indexer } from './indexer.js';
 import {
   claimPending,

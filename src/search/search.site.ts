@@ -1,9 +1,8 @@
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SiteContribution, SiteDeps, SitePage, SitePageContext, SiteSearch, SiteView } from '../platform/area.js';
 import { InvalidArgument } from '../platform/errors.js';
 import { createPageTokenCodec, queryBinding } from '../platform/query/page-token.js';
-import type { SiteContext, SiteContribution, SiteDeps, SitePage, SitePageContext, SiteSearch, SiteView } from '../site/contribution.js';
-import { readSiteSettings } from '../site/settings.js';
-import { siteHref } from '../site/paths.js';
+import { readSiteSettings } from '../settings/index.js';
+import { siteHref } from '../platform/site-context.js';
 import { DEFAULT_HITS_PER_PAGE, MAX_HIT_OFFSET, MAX_HITS_PER_PAGE, MAX_QUERY_CHARS, searchTextOf, type SearchService } from './search.service.js';
 
 /** Website setting that switches the site's search (page, read API endpoint, MCP tool). */

@@ -1,11 +1,9 @@
-import type { AreaDeps } from '../platform/area.js';
+import type { AreaDeps, SiteContext, SiteSettings, SiteView } from '../platform/area.js';
 import { cmsSiteReader } from '../cms/cms.site.js';
 import { readSiteImages } from '../media/media.site.js';
 import { readSiteMenu, type SiteMenuItem } from '../navigation/navigation.site.js';
 import { readSiteTheme } from '../theme/theme.site.js';
 import { DEFAULT_VARIABLES } from '../theme/theme-variables.js';
-import type { SiteContext, SiteView } from './contribution.js';
-import type { SiteSettings } from './settings.js';
 
 /** An entry of a rendered menu: its target resolved to a link in the view. */
 export interface SiteChromeMenuItem {

@@ -1,7 +1,7 @@
 import { readSiteImages } from '../media/media.site.js';
 import { readSiteTheme } from '../theme/theme.site.js';
 import { DEFAULT_VARIABLES } from '../theme/theme-variables.js';
-import type { SiteContribution, SitePageMeta, SiteView } from './contribution.js';
+import type { SiteContribution, SitePageMeta, SiteView } from '../platform/area.js';
 import { DESIGN_CSS, DESIGN_CSS_VERSION } from './design.css.js';
 
 /** Browsers keep the icon a day; a changed favicon shows on the next day's visit at the latest. */

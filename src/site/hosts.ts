@@ -4,18 +4,9 @@ import type { Database } from '../platform/db/database.js';
 import { VersionedCache } from '../platform/cache.js';
 import type { CacheInvalidation } from '../platform/cache-invalidation.js';
 import type { Row } from '../platform/resource/declaration.js';
+import type { SiteHost, SiteWebsite } from '../platform/site-context.js';
 
-/** What the site surface knows about the website a request's `Host` names. */
-export interface SiteWebsite {
-  id: string;
-  accountId: string;
-  code: string;
-  displayName: string;
-  defaultLanguage: string;
-  timeZone: string;
-  /** Provisioned and not failed: its default view and home page exist. */
-  ready: boolean;
-}
+export type { SiteHost, SiteWebsite };
 
 /** The `websites` columns a `SiteWebsite` is read from. */
 export const SITE_WEBSITE_COLUMNS = ['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status'] as const;
@@ -31,18 +22,6 @@ export function siteWebsiteOf(row: Row): SiteWebsite {
     timeZone: row.time_zone,
     ready: row.provisioning_status === 'ACTIVE',
   };
-}
-
-/** The host a site request came in on, decided before routing (see `siteConstraint`). */
-export interface SiteHost {
-  /** Lower-case host name without port and trailing dot. */
-  hostname: string;
-  /** `{code}.{PLATFORM_DOMAIN}` or a verified custom domain. */
-  kind: 'platform' | 'custom';
-  /** Set for `platform` hosts; the website is looked up by it. */
-  code?: string;
-  /** Set for `custom` hosts (the lookup that chose the site surface found it). */
-  websiteId?: string;
 }
 
 const HOST_CACHE = { max: 10_000, maxBytes: 4 * 2 ** 20 };

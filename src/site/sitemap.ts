@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { TtlCache } from '../platform/cache.js';
-import type { SiteContribution } from './contribution.js';
+import type { SiteContribution } from '../platform/area.js';
 
 /** The sitemaps.org limits of one file: 50 000 URLs and 50 MB uncompressed. */
 export const SITEMAP_MAX_URLS = 50_000;

@@ -1,4 +1,4 @@
-import type { SiteContribution, SiteScript } from '../site/contribution.js';
+import type { SiteContribution, SiteScript } from '../platform/area.js';
 
 /**
  * The theme screen's live preview (docs/decisions.md, "Theme preview"): the admin frames a site

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { ProvisioningStep } from '../platform/area.js';
+import type { ProvisioningStep, Reference } from '../platform/area.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
-import type { Reference } from '../platform/area.js';
 import { DEFAULT_VARIABLES, THEME_PRESETS, THEME_VARIABLES } from './theme-variables.js';
 
 /**

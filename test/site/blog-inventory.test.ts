@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BLOG_INVENTORY_BATCH, blogSite as blogContribution } from '../../src/blog/blog.site.js';
-import type { SiteContext, SiteEntry, SiteView } from '../../src/site/contribution.js';
+import type { SiteContext, SiteEntry, SiteView } from '../../src/platform/area.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { API } from '../support/fixtures.js';
 import { blogSite, daysAgo, type BlogSite } from './blog-support.js';

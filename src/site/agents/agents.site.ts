@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NotFound } from '../../platform/errors.js';
-import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePageContext, SiteView } from '../contribution.js';
+import type { SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePageContext, SiteView } from '../../platform/area.js';
 import { API_CATALOG_PATH, API_CATALOG_TYPE, apiCatalog, apiCatalogLink } from './api-catalog.js';
 import { createSiteContent, sitePath } from './content.js';
 import { LLMS_TXT_MAX_ENTRIES, llmsFullTxt, llmsTxt, takeEntries } from './llms.js';

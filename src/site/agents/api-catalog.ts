@@ -1,5 +1,4 @@
-import type { SiteContext } from '../contribution.js';
-import type { SiteSettings } from '../settings.js';
+import type { SiteContext, SiteSettings } from '../../platform/area.js';
 import { MCP_PATH } from './mcp.js';
 import { READ_API_PREFIX } from './read-api.js';
 import { enabled } from './signals.js';

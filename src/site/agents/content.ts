@@ -1,11 +1,10 @@
 import { createPublishedPosts, type PublishedPost } from '../../blog/published-posts.js';
 import { createPublishedPages, type PublishedPage } from '../../cms/published-pages.js';
 import { readPublishedMenu, type PublishedMenu } from '../../navigation/published-navigation.js';
-import type { AreaDeps } from '../../platform/area.js';
+import type { AreaDeps, SiteContext, SiteView } from '../../platform/area.js';
 import { InvalidArgument } from '../../platform/errors.js';
 import { createPageTokenCodec, queryBinding } from '../../platform/query/page-token.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../platform/query/list-params.js';
-import type { SiteContext, SiteView } from '../contribution.js';
 
 /** Site path of `path` (inside a view) with the view's prefix. */
 export const sitePath = (view: SiteView, path: string) => (view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path);

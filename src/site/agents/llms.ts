@@ -1,5 +1,4 @@
-import type { SiteContext, SiteEntry, SiteView } from '../contribution.js';
-import type { SiteSettings } from '../settings.js';
+import type { SiteContext, SiteEntry, SiteSettings, SiteView } from '../../platform/area.js';
 import { markdownPathOf } from './markdown.js';
 import { enabled } from './signals.js';
 import { sitePath } from './content.js';

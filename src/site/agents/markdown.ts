@@ -1,5 +1,5 @@
 import TurndownService from 'turndown';
-import type { SiteContext, SiteHtmlPage } from '../contribution.js';
+import type { SiteContext, SiteHtmlPage } from '../../platform/area.js';
 
 /** Settings that switch the Markdown twins (issue 15, "Agent surface"). */
 export const MARKDOWN_TWINS_SETTING = 'agents.markdown.enabled';

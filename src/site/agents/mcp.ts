@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ApiError, MethodNotAllowed, NotFound, PermissionDenied } from '../../platform/errors.js';
-import type { SiteContext, SiteDeps, SiteSearch } from '../contribution.js';
+import type { SiteContext, SiteDeps, SiteSearch } from '../../platform/area.js';
 import type { SiteContent } from './content.js';
 import { enabled } from './signals.js';
 

@@ -6,7 +6,7 @@ import { errorResponses } from '../../platform/http/openapi-shapes.js';
 import { registerOpenApi } from '../../platform/http/openapi.js';
 import { Reply, routeSchema } from '../../platform/http/components.js';
 import type { JsonSchema } from '../../platform/resource/schemas.js';
-import type { SiteContext, SiteDeps, SiteView } from '../contribution.js';
+import type { SiteContext, SiteDeps, SiteView } from '../../platform/area.js';
 import { sitePath, type SiteContent } from './content.js';
 import { markdownPathOf } from './markdown.js';
 import { enabled } from './signals.js';

@@ -1,5 +1,4 @@
-import type { SiteContext } from '../contribution.js';
-import type { SiteSettings } from '../settings.js';
+import type { SiteContext, SiteSettings } from '../../platform/area.js';
 import { contentSignal } from './signals.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { SiteSettings } from '../settings.js';
+import type { SiteSettings } from '../../platform/area.js';
 
 /** The website settings that switch each part of the agent surface (all default true). */
 export const AGENT_SWITCHES = {

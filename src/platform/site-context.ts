@@ -1,6 +1,32 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AreaDeps } from '../platform/area.js';
-import type { SiteHost, SiteWebsite } from './hosts.js';
+/**
+ * What a request of the rendered site knows and answers, as every area's site contribution sees it
+ * (`Area.site`, platform/area.ts; src/site/site.surface.ts serves them). Here, below the areas, so an
+ * area renders its pages without importing the site surface that imports it.
+ */
+
+/** What the site surface knows about the website a request's `Host` names. */
+export interface SiteWebsite {
+  id: string;
+  accountId: string;
+  code: string;
+  displayName: string;
+  defaultLanguage: string;
+  timeZone: string;
+  /** Provisioned and not failed: its default view and home page exist. */
+  ready: boolean;
+}
+
+/** The host a site request came in on, decided before routing (`siteConstraint`, src/site/hosts.ts). */
+export interface SiteHost {
+  /** Lower-case host name without port and trailing dot. */
+  hostname: string;
+  /** `{code}.{PLATFORM_DOMAIN}` or a verified custom domain. */
+  kind: 'platform' | 'custom';
+  /** Set for `platform` hosts; the website is looked up by it. */
+  code?: string;
+  /** Set for `custom` hosts (the lookup that chose the site surface found it). */
+  websiteId?: string;
+}
 
 /** A view of the website as the site serves it (active views only). */
 export interface SiteView {
@@ -128,38 +154,6 @@ export interface SiteEntry {
   alternates?: Record<string, string>;
 }
 
-/**
- * What an area adds to every rendered site (`Area.site`), the way `resources` and `tenantRoutes`
- * add to the tenant surface. `src/site/site.surface.ts` mounts them; see docs/architecture.md.
- */
-export interface SiteContribution {
-  /** Liquid templates by name (`cms/page`); layouts and partials of the core are in src/site/templates.ts. */
-  templates?: Record<string, string>;
-  /**
-   * Pages served inside every view (`/about` in the default view, `/de/about` in view `de`), as
-   * find-my-way patterns (`/blog/:url_key`); the most specific pattern wins, `/*` is the fallback.
-   */
-  pages?: Array<{ pattern: string; handler: SitePageHandler }>;
-  /** Everything published the area serves in one view, streamed (sitemap.xml, llms.txt, read API). */
-  inventory?(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
-  /**
-   * First-party scripts the layout loads (`<script src defer data-…>`), chosen from the website's
-   * settings as the default view reads them (analytics' collection script when it is on).
-   */
-  scripts?(settings: ReadonlyMap<string, unknown>): SiteScript[];
-  /** Routes at the site root outside the views (forms, `/mcp`, feeds that span views, …). */
-  routes?(site: FastifyInstance, deps: SiteDeps): void | Promise<void>;
-  /**
-   * The signed-in visitor of a request (its session cookie), read once per request before any
-   * route runs; one contribution provides it (the customers area).
-   */
-  visitor?(request: FastifyRequest, ctx: SiteContext): Promise<SiteVisitor | undefined>;
-  /** Ranked search of the site's published content; one contribution provides it (the search area). */
-  search?: SiteSearch;
-  /** What the area adds to a view's home page (the blog: its newest posts), merged into the home page's data. */
-  home?(ctx: SitePageContext): Promise<Record<string, unknown> | undefined>;
-}
-
 /** The site's ranked search, as the read API (`/api/v1/search`) and `/mcp` (`search` tool) call it. */
 export interface SiteSearch {
   /** Whether the website serves search (`search.enabled`); when not, the endpoint answers 404 and the tool is absent. */
@@ -195,20 +189,12 @@ export interface SiteScript {
   data?: Record<string, string>;
 }
 
-/** What site contributions are built from. */
-export interface SiteDeps extends AreaDeps {
-  /** The resolved site of a request; every route of the site surface has it. */
-  siteOf(request: FastifyRequest): SiteContext;
-  /** Renders a template inside the layout, as page handlers' answers are rendered. */
-  render(request: FastifyRequest, page: SiteHtmlPage, view?: SiteView): Promise<string>;
-  /** The website's settings as one view reads them (cached per content version). */
-  settings(ctx: SiteContext, view: SiteView): Promise<ReadonlyMap<string, unknown>>;
-  /** Every area's inventory in one view, in area order. */
-  inventory(ctx: SiteContext, view: SiteView): AsyncIterable<SiteEntry>;
-  /** The site's search, when an area contributes one. */
-  search?: SiteSearch;
-  /** Every contribution's `home` data for the view's home page, merged. */
-  home(ctx: SitePageContext): Promise<Record<string, unknown>>;
+/** Every setting of a website as one view reads it: the view's override, else the website's value, else the default. */
+export type SiteSettings = ReadonlyMap<string, unknown>;
+
+/** Site path of `path` (within a view) in `view`: `/about` → `/de/about`; the home `/` → `/de`. */
+export function siteHref(view: SiteView, path: string): string {
+  return view.urlPrefix ? `/${view.urlPrefix}${path === '/' ? '' : path}` : path;
 }
 
 declare module 'fastify' {

@@ -1,9 +1,7 @@
 import type { Database } from '../platform/db/database.js';
-import { SETTING_DESCRIPTORS } from '../settings/setting-registry.js';
-import { decodeSettingValue, WEBSITE_SCOPE } from '../settings/settings.service.js';
-
-/** Every setting of a website as one view reads it: the view's override, else the website's value, else the default. */
-export type SiteSettings = ReadonlyMap<string, unknown>;
+import type { SiteSettings } from '../platform/site-context.js';
+import { SETTING_DESCRIPTORS } from './setting-registry.js';
+import { decodeSettingValue, WEBSITE_SCOPE } from './settings.service.js';
 
 /** One query for the website's settings and the view's overrides; defaults from the registry fill the rest. */
 export async function readSiteSettings(database: Database, websiteId: string, viewId: string): Promise<SiteSettings> {
