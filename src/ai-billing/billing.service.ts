@@ -1,8 +1,10 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely } from 'kysely';
+import type { DB } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { NotFound } from '../platform/errors.js';
 import { newId } from '../platform/resource/ids.js';
 import { costPerMillion } from './money.js';
+import { findBilling, insertBilling, insertLedgerEntry, insertUsageRecord, lockBilling, updateBilling } from './ai-billing.repo.js';
 import type { ModelPrices } from '../ai/catalogue.js';
 import type { Usage } from '../ai/providers/provider.js';
 
@@ -42,7 +44,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
   const { dialect } = deps;
 
   async function lockedRow(trx: Kysely<any>, accountId: string) {
-    const row = await dialect.forUpdate(trx.selectFrom('ai_billing').selectAll().where('id', '=', accountId)).executeTakeFirst();
+    const row = await lockBilling(trx, dialect, accountId);
     if (!row) throw new NotFound(`AI balance of account ${accountId}`);
     return row;
   }
@@ -51,31 +53,25 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
     trx: Kysely<any>,
     entry: { accountId: string; kind: 'CREDIT' | 'DEBIT'; amount: number; balanceAfter: number; description: string; executionId?: string; attempt?: number; now: number },
   ): Promise<void> {
-    await trx
-      .insertInto('ai_ledger_entries')
-      .values({
-        id: newId(entry.now),
-        account_id: entry.accountId,
-        kind: entry.kind,
-        amount_nanos: entry.amount,
-        balance_after_nanos: entry.balanceAfter,
-        description: entry.description,
-        execution_id: entry.executionId ?? null,
-        attempt_number: entry.attempt ?? null,
-        revision: 1,
-        create_time: entry.now,
-        update_time: entry.now,
-      })
-      .execute();
+    await insertLedgerEntry(trx, {
+      id: newId(entry.now),
+      account_id: entry.accountId,
+      kind: entry.kind,
+      amount_nanos: entry.amount,
+      balance_after_nanos: entry.balanceAfter,
+      description: entry.description,
+      execution_id: entry.executionId ?? null,
+      attempt_number: entry.attempt ?? null,
+      revision: 1,
+      create_time: entry.now,
+      update_time: entry.now,
+    });
   }
 
   return {
     /** The balance row of a new account with its starting credit (inside the account-creating transaction). */
     async openAccount(trx: Kysely<any>, accountId: string, startingCredit: number, now: number): Promise<void> {
-      await trx
-        .insertInto('ai_billing')
-        .values({ id: accountId, account_id: accountId, balance_nanos: startingCredit, monthly_limit_nanos: null, run_limit_nanos: null, month: monthOf(now), month_spend_nanos: 0, revision: 1, create_time: now, update_time: now })
-        .execute();
+      await insertBilling(trx, { id: accountId, account_id: accountId, balance_nanos: startingCredit, monthly_limit_nanos: null, run_limit_nanos: null, month: monthOf(now), month_spend_nanos: 0, revision: 1, create_time: now, update_time: now });
       if (startingCredit > 0) {
         await appendLedger(trx, { accountId, kind: 'CREDIT', amount: startingCredit, balanceAfter: startingCredit, description: 'Starting credit', now });
       }
@@ -86,7 +82,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
       return deps.db.transaction().execute(async (trx) => {
         const row = await lockedRow(trx, accountId);
         const balance = Number(row.balance_nanos) + amount;
-        await trx.updateTable('ai_billing').set({ balance_nanos: balance, revision: Number(row.revision) + 1, update_time: Math.max(now, Number(row.update_time)) }).where('id', '=', accountId).execute();
+        await updateBilling(trx, accountId, { balance_nanos: balance, revision: Number(row.revision) + 1, update_time: Math.max(now, Number(row.update_time)) });
         await appendLedger(trx, { accountId, kind: 'CREDIT', amount, balanceAfter: balance, description, now });
         return balance;
       });
@@ -94,7 +90,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
 
     /** Whether the balance and the limits cover a run estimated at `estimate` nano-dollars. */
     async coverage(db: Kysely<any>, accountId: string, estimate: number, now: number): Promise<CoverageProblem | undefined> {
-      const row = await db.selectFrom('ai_billing').selectAll().where('id', '=', accountId).executeTakeFirst();
+      const row = await findBilling(db, accountId);
       if (!row) return 'INSUFFICIENT_BALANCE';
       if (row.run_limit_nanos !== null && estimate > Number(row.run_limit_nanos)) return 'RUN_COST_LIMIT_EXCEEDED';
       const spent = row.month === monthOf(now) ? Number(row.month_spend_nanos) : 0;
@@ -109,11 +105,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
       const month = monthOf(charge.now);
       const balance = Number(row.balance_nanos) - charge.amount;
       const spent = (row.month === month ? Number(row.month_spend_nanos) : 0) + charge.amount;
-      await trx
-        .updateTable('ai_billing')
-        .set({ balance_nanos: balance, month, month_spend_nanos: spent, revision: Number(row.revision) + 1, update_time: Math.max(charge.now, Number(row.update_time)) })
-        .where('id', '=', charge.accountId)
-        .execute();
+      await updateBilling(trx, charge.accountId, { balance_nanos: balance, month, month_spend_nanos: spent, revision: Number(row.revision) + 1, update_time: Math.max(charge.now, Number(row.update_time)) });
       await appendLedger(trx, {
         accountId: charge.accountId,
         kind: 'DEBIT',
@@ -124,6 +116,11 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
         attempt: charge.attempt,
         now: charge.now,
       });
+    },
+
+    /** Records the usage of one finished attempt, charged or not (inside the transaction that records the attempt). */
+    async recordUsage(trx: Kysely<any>, record: Insertable<DB['ai_usage_records']>): Promise<void> {
+      await insertUsageRecord(trx, record);
     },
   };
 }
