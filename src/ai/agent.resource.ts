@@ -6,6 +6,7 @@ import { newId } from '../platform/resource/ids.js';
 import { compileMapper } from '../platform/resource/mapper.js';
 import { CONNECTION_MODES, EFFORTS, OUTPUT_FORMATS, type Catalogue, type CatalogueModel } from './catalogue.js';
 import { AI_READ, AI_WRITE } from './instruction.resource.js';
+import { findInstructionHead, insertAgentVersion, insertInstruction, insertInstructionVersion } from './ai.repo.js';
 
 export const DEFAULT_IMAGE_SIZE = 1024;
 const TIMEOUT_PATTERN = '^[0-9]{1,3}s$';
@@ -62,12 +63,7 @@ export function agentResource(deps: { dialect: SqlDialect; catalogue: Catalogue 
     if (!row.instruction_id) {
       violations.push({ field: 'instruction_id', description: 'is required (or copy a system agent with source_system_agent)' });
     } else {
-      const instruction = await ctx.trx
-        .selectFrom('ai_instructions')
-        .select(['id', 'latest_version'])
-        .where('account_id', '=', row.account_id)
-        .where('id', '=', row.instruction_id)
-        .executeTakeFirst();
+      const instruction = await findInstructionHead(ctx.trx, row.account_id, row.instruction_id);
       if (!instruction) violations.push({ field: 'instruction_id', description: 'is not an instruction of this account' });
       else if (row.instruction_version != null && Number(row.instruction_version) > Number(instruction.latest_version)) {
         violations.push({ field: 'instruction_version', description: `version ${row.instruction_version} does not exist (latest is ${instruction.latest_version})` });
@@ -121,28 +117,22 @@ export function agentResource(deps: { dialect: SqlDialect; catalogue: Catalogue 
       // The instruction text becomes version 1 of a new instruction of the account (not linked to the original).
       const instructionId = newId(ctx.now);
       const note = `Copied from system agent ${source.id} (instruction_version ${source.instruction_version}).`;
-      await ctx.trx
-        .insertInto('ai_instructions')
-        .values({
-          id: instructionId,
-          account_id: row.account_id,
-          display_name: source.display_name,
-          description: note,
-          variables: dialect.json(source.variables),
-          active_version: 1,
-          latest_version: 1,
-          revision: 1,
-          create_time: ctx.now,
-          update_time: ctx.now,
-        })
-        .execute();
-      await ctx.trx
-        .insertInto('ai_instruction_versions')
-        .values({
-          id: '1', account_id: row.account_id, ai_instruction_id: instructionId, version: 1, content: source.instruction_text,
-          notes: note, created_by: `users/${ctx.caller.userId}`, revision: 1, create_time: ctx.now, update_time: ctx.now,
-        })
-        .execute();
+      await insertInstruction(ctx.trx, {
+        id: instructionId,
+        account_id: row.account_id,
+        display_name: source.display_name,
+        description: note,
+        variables: dialect.json(source.variables),
+        active_version: 1,
+        latest_version: 1,
+        revision: 1,
+        create_time: ctx.now,
+        update_time: ctx.now,
+      });
+      await insertInstructionVersion(ctx.trx, {
+        id: '1', account_id: row.account_id, ai_instruction_id: instructionId, version: 1, content: source.instruction_text,
+        notes: note, created_by: `users/${ctx.caller.userId}`, revision: 1, create_time: ctx.now, update_time: ctx.now,
+      });
       row.instruction_id = instructionId;
     }
   }
@@ -150,20 +140,17 @@ export function agentResource(deps: { dialect: SqlDialect; catalogue: Catalogue 
   let present: (row: Row) => Record<string, unknown>;
   async function recordVersion(ctx: WriteContext, row: Row): Promise<void> {
     const { etag: _etag, ...snapshot } = present(row);
-    await ctx.trx
-      .insertInto('ai_agent_versions')
-      .values({
-        id: String(row.version),
-        account_id: row.account_id,
-        ai_agent_id: row.id,
-        version: row.version,
-        snapshot: dialect.json(snapshot),
-        created_by: `users/${ctx.caller.userId}`,
-        revision: 1,
-        create_time: Number(row.update_time),
-        update_time: Number(row.update_time),
-      })
-      .execute();
+    await insertAgentVersion(ctx.trx, {
+      id: String(row.version),
+      account_id: row.account_id,
+      ai_agent_id: row.id,
+      version: row.version,
+      snapshot: dialect.json(snapshot),
+      created_by: `users/${ctx.caller.userId}`,
+      revision: 1,
+      create_time: Number(row.update_time),
+      update_time: Number(row.update_time),
+    });
   }
 
   const decl: ResourceDecl = {

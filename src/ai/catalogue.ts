@@ -4,6 +4,7 @@ import type { ResourceDecl } from '../platform/resource/declaration.js';
 import { MONEY_SCHEMA, moneyFromNanos, nanosFromDecimal } from '../ai-billing/money.js';
 import shippedModels from './catalogue/models.json' with { type: 'json' };
 import shippedAgents from './catalogue/system-agents.json' with { type: 'json' };
+import { upsertModel, upsertSystemAgent } from './ai.repo.js';
 
 export const CAPABILITIES = ['TEXT_GENERATION', 'STRUCTURED_OUTPUT', 'EFFORT', 'IMAGE_GENERATION', 'VISION', 'TOOL_CALLING'] as const;
 export const MODEL_STATES = ['AVAILABLE', 'DEPRECATED', 'DISABLED'] as const;
@@ -128,11 +129,7 @@ export async function syncCatalogue(database: Database, catalogue: Catalogue): P
       pricing: dialect.json(m.prices),
       update_time: now,
     };
-    await db
-      .insertInto('ai_models')
-      .values({ id: m.id, ...row, revision: 1, create_time: m.createTime })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, revision: (eb: any) => eb('ai_models.revision', '+', 1) } as any))
-      .execute();
+    await upsertModel(db, m.id, m.createTime, row);
   }
   for (const a of catalogue.systemAgents.values()) {
     const row = {
@@ -157,11 +154,7 @@ export async function syncCatalogue(database: Database, catalogue: Catalogue): P
       is_enabled: dialect.bool(a.is_enabled),
       update_time: now,
     };
-    await db
-      .insertInto('ai_system_agents')
-      .values({ id: a.id, ...row, revision: 1, create_time: a.createTime })
-      .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, revision: (eb: any) => eb('ai_system_agents.revision', '+', 1) } as any))
-      .execute();
+    await upsertSystemAgent(db, a.id, a.createTime, row);
   }
 }
 

@@ -8,33 +8,32 @@ import { newId } from '../platform/resource/ids.js';
 import { PROVIDERS, type Provider } from './catalogue.js';
 import { AI_READ, AI_WRITE } from './instruction.resource.js';
 import type { Providers } from './providers/index.js';
+import { insertConnections } from './ai.repo.js';
 
 export const MANAGED_PRIORITY = 100;
 const keyHint = (key: string) => key.slice(-4);
 
 /** The MANAGED connections every account has from creation: one per provider (run in the account-creating transaction). */
 export async function createManagedConnections(trx: any, dialect: SqlDialect, accountId: string, providers: readonly Provider[], now: number): Promise<void> {
-  await trx
-    .insertInto('ai_connections')
-    .values(
-      providers.map((provider) => ({
-        id: newId(now),
-        account_id: accountId,
-        display_name: `Platform (${provider})`,
-        provider,
-        mode: 'MANAGED',
-        api_key_sealed: null,
-        key_hint: null,
-        is_enabled: dialect.bool(true),
-        priority: MANAGED_PRIORITY,
-        status: 'UNVERIFIED',
-        last_verify_time: null,
-        revision: 1,
-        create_time: now,
-        update_time: now,
-      })),
-    )
-    .execute();
+  await insertConnections(
+    trx,
+    providers.map((provider) => ({
+      id: newId(now),
+      account_id: accountId,
+      display_name: `Platform (${provider})`,
+      provider,
+      mode: 'MANAGED',
+      api_key_sealed: null,
+      key_hint: null,
+      is_enabled: dialect.bool(true),
+      priority: MANAGED_PRIORITY,
+      status: 'UNVERIFIED',
+      last_verify_time: null,
+      revision: 1,
+      create_time: now,
+      update_time: now,
+    })),
+  );
 }
 
 /**

@@ -7,7 +7,8 @@ import { ERROR_SCHEMA } from '../platform/http/openapi-shapes.js';
 import { estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
 import { modelProblem } from './agent.resource.js';
 import type { Catalogue } from './catalogue.js';
-import { AI_READ, AI_WRITE, loadInstructionVersion } from './instruction.resource.js';
+import { AI_READ, AI_WRITE } from './instruction.resource.js';
+import { findAgent, findInstruction, findInstructionVersion } from './ai.repo.js';
 import type { Providers } from './providers/index.js';
 import { ZERO_USAGE } from './providers/provider.js';
 import { routeRun, type RoutingProblem } from './routing.js';
@@ -52,7 +53,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
   const { dialect, catalogue } = deps;
 
   async function beforeCreate(ctx: WriteContext, row: Row): Promise<void> {
-    const agent = await ctx.trx.selectFrom('ai_agents').selectAll().where('account_id', '=', row.account_id).where('id', '=', row.agent_id).executeTakeFirst();
+    const agent = await findAgent(ctx.trx, row.account_id, row.agent_id);
     if (!agent) throw InvalidArgument.field('agent_id', `${row.agent_id} is not an agent of this account`);
     if (!(agent.is_enabled === true || agent.is_enabled === 1)) throw new FailedPrecondition('AGENT_DISABLED', `agent ${agent.id} is disabled`);
 
@@ -65,10 +66,10 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
     const problem = modelProblem(model, { output_format: agent.output_format, effort: agent.effort, max_tokens: Number(agent.max_tokens) });
     if (problem) throw InvalidArgument.field('model_id', `the agent cannot run on ${modelId}: ${problem.description}`);
 
-    const instruction = await ctx.trx.selectFrom('ai_instructions').selectAll().where('account_id', '=', row.account_id).where('id', '=', agent.instruction_id).executeTakeFirst();
+    const instruction = await findInstruction(ctx.trx, row.account_id, agent.instruction_id);
     if (!instruction) throw new FailedPrecondition('INSTRUCTION_MISSING', `the agent's instruction ${agent.instruction_id} no longer exists`);
     const instructionVersion = Number(agent.instruction_version ?? instruction.active_version);
-    const version = await loadInstructionVersion(ctx.trx, instruction.id, instructionVersion);
+    const version = await findInstructionVersion(ctx.trx, instruction.id, instructionVersion);
     if (!version) throw new FailedPrecondition('INSTRUCTION_MISSING', `version ${instructionVersion} of instruction ${instruction.id} does not exist`);
 
     const input = dialect.readJson<{ variables?: Record<string, string | number | boolean>; text?: string }>(row.input) ?? {};
@@ -197,13 +198,7 @@ export function executionResource(deps: { dialect: SqlDialect; catalogue: Catalo
           if (FINAL_STATES.has(previous.state)) throw new FailedPrecondition('EXECUTION_FINISHED', `the run already ended ${previous.state}`);
           next.cancel_requested = dialect.bool(true);
           // The Operation carries the request to the worker's checkpoints; a run waiting to retry is woken now.
-          await ctx.trx
-            .updateTable('operations')
-            .set({ cancel_requested: dialect.bool(true), update_time: ctx.now })
-            .where('id', '=', previous.operation_id)
-            .where('state', '!=', 'DONE')
-            .execute();
-          await ctx.trx.updateTable('operations').set({ run_after: ctx.now }).where('id', '=', previous.operation_id).where('state', '=', 'QUEUED').execute();
+          await deps.operations.requestCancel(ctx.trx, previous.operation_id, ctx.now);
           ctx.afterCommit(() => deps.operations.wake());
         },
       },

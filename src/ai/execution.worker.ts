@@ -12,6 +12,7 @@ import type { BlobStore } from '../platform/storage/blobs.js';
 import { CONTENT_TYPE_OF, loadSharp, type OutputFormat } from '../media/images.js';
 import { costOf, estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
 import { timeoutSeconds } from './agent.resource.js';
+import { agentVersionSnapshot, findExecution, instructionVersionContent, lockExecutionUsage, markConnectionInvalid, updateExecution } from './ai.repo.js';
 import type { Catalogue, CatalogueModel, Provider } from './catalogue.js';
 import { FINAL_STATES, routingRefusal } from './execution.resource.js';
 import { enqueueRunFollowUp } from './follow-ups.js';
@@ -86,7 +87,7 @@ export function executionHandler(deps: {
   const { db, dialect } = deps.database;
   const schemaChecker = new Ajv({ strict: false, allErrors: true });
 
-  const load = (id: string) => db.selectFrom('ai_executions').selectAll().where('id', '=', id).executeTakeFirst();
+  const load = (id: string) => findExecution(db, id);
 
   /**
    * Writes a run's row (revision + 1) and records its events in the same transaction: the worker
@@ -101,12 +102,7 @@ export function executionHandler(deps: {
       return;
     }
     const now = Date.now();
-    const row = await trx
-      .updateTable('ai_executions')
-      .set((eb: any) => ({ ...fields, revision: eb('revision', '+', 1), update_time: now }))
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await updateExecution(trx, id, fields, now);
     const events = deps.events;
     if (!row || !events || !deps.present) return;
     const data = deps.present(row);
@@ -175,32 +171,24 @@ export function executionHandler(deps: {
     let followUp = false;
     const pending: Array<() => void | Promise<void>> = [];
     await db.transaction().execute(async (trx) => {
-      const current = await dialect.forUpdate(trx.selectFrom('ai_executions').select(['usage', 'cost_nanos']).where('id', '=', exec.id)).executeTakeFirstOrThrow();
+      const current = await lockExecutionUsage(trx, dialect, exec.id);
       const fields: Record<string, unknown> = { ...final, attempts: dialect.json(attempts) };
       if (usage) {
         const cost = attempt.connection_mode === 'MANAGED' ? costOf(usage, model.prices) : undefined;
         fields.usage = dialect.json(addUsage(dialect.readJson<Usage>(current.usage) ?? ZERO_USAGE, usage));
         if (cost !== undefined) fields.cost_nanos = Number(current.cost_nanos ?? 0) + cost;
-        await trx
-          .insertInto('ai_usage_records')
-          .values({
-            id: newId(now), account_id: exec.account_id, execution_id: exec.id, attempt_number: attempt.number, agent_id: exec.agent_id,
-            model_id: model.id, provider: model.provider, connection_id: attempt.connection_id, connection_mode: attempt.connection_mode,
-            ...usage, cost_nanos: cost ?? null, revision: 1, create_time: now, update_time: now,
-          })
-          .execute();
+        await deps.billing.recordUsage(trx, {
+          id: newId(now), account_id: exec.account_id, execution_id: exec.id, attempt_number: attempt.number, agent_id: exec.agent_id,
+          model_id: model.id, provider: model.provider, connection_id: attempt.connection_id, connection_mode: attempt.connection_mode,
+          ...usage, cost_nanos: cost ?? null, revision: 1, create_time: now, update_time: now,
+        });
         if (cost !== undefined) await deps.billing.charge(trx, { accountId: exec.account_id, amount: cost, executionId: exec.id, attempt: attempt.number, modelId: model.id, now });
       }
       await update(exec.id, fields, trx, pending);
       if (FINAL_STATES.has(String(final.state))) followUp = await enqueueRunFollowUp(trx, deps.operations, exec as { id: string; account_id: string }, now);
       if (keyRefused && attempt.connection_mode === 'BYOK') {
         // SPEC 3.2: a run the provider refused for the key's sake changes the connection's status.
-        await trx
-          .updateTable('ai_connections')
-          .set((eb: any) => ({ status: 'INVALID', revision: eb('revision', '+', 1), update_time: now }))
-          .where('id', '=', attempt.connection_id)
-          .where('mode', '=', 'BYOK')
-          .execute();
+        await markConnectionInvalid(trx, attempt.connection_id, now);
       }
     });
     for (const fn of pending) await fn();
@@ -217,7 +205,7 @@ export function executionHandler(deps: {
     const exec = await load(id);
     if (!exec || FINAL_STATES.has(exec.state)) return { execution: id };
     const name = `accounts/${exec.account_id}/ai_executions/${id}`;
-    const version = await db.selectFrom('ai_agent_versions').select('snapshot').where('ai_agent_id', '=', exec.agent_id).where('id', '=', String(exec.agent_version)).executeTakeFirstOrThrow();
+    const version = await agentVersionSnapshot(db, exec.agent_id, exec.agent_version);
     const agent = dialect.readJson<Record<string, any>>(version.snapshot);
     const model = deps.catalogue.models.get(exec.model_id);
     const attempts = dialect.readJson<Attempt[]>(exec.attempts) ?? [];
@@ -237,7 +225,7 @@ export function executionHandler(deps: {
       await update(id, { attempts: dialect.json(attempts), state: 'QUEUED' });
     }
 
-    const instruction = await db.selectFrom('ai_instruction_versions').select('content').where('ai_instruction_id', '=', exec.instruction_id).where('id', '=', String(exec.instruction_version)).executeTakeFirstOrThrow();
+    const instruction = await instructionVersionContent(db, exec.instruction_id, exec.instruction_version);
     const input = dialect.readJson<{ variables?: Record<string, string | number | boolean>; text?: string }>(exec.input) ?? {};
     const rendered = renderTemplate(instruction.content, input.variables ?? {});
     const image = agent.output_format === 'IMAGE' ? { width: Number(agent.image_width), height: Number(agent.image_height) } : undefined;

@@ -3,37 +3,25 @@ import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { checkTemplate, checkVariables } from './template.js';
+import { findInstructionVersion, firstAgentUsingInstruction, insertInstructionVersion, lockInstruction, updateInstructionVersions } from './ai.repo.js';
 
 export const AI_READ = read('ai');
 export const AI_WRITE = write('ai');
 const MAX_CONTENT = 100_000;
 
-/** The content of one version of an instruction, or undefined. */
-export async function loadInstructionVersion(trx: WriteContext['trx'], instructionId: string, version: number) {
-  return trx
-    .selectFrom('ai_instruction_versions')
-    .selectAll()
-    .where('ai_instruction_id', '=', instructionId)
-    .where('id', '=', String(version))
-    .executeTakeFirst();
-}
-
 async function insertVersion(ctx: WriteContext, instruction: Row, version: number, content: string, notes: unknown): Promise<void> {
-  await ctx.trx
-    .insertInto('ai_instruction_versions')
-    .values({
-      id: String(version),
-      account_id: instruction.account_id,
-      ai_instruction_id: instruction.id,
-      version,
-      content,
-      notes: typeof notes === 'string' ? notes : null,
-      created_by: `users/${ctx.caller.userId}`,
-      revision: 1,
-      create_time: ctx.now,
-      update_time: ctx.now,
-    })
-    .execute();
+  await insertInstructionVersion(ctx.trx, {
+    id: String(version),
+    account_id: instruction.account_id,
+    ai_instruction_id: instruction.id,
+    version,
+    content,
+    notes: typeof notes === 'string' ? notes : null,
+    created_by: `users/${ctx.caller.userId}`,
+    revision: 1,
+    create_time: ctx.now,
+    update_time: ctx.now,
+  });
 }
 
 /**
@@ -107,11 +95,11 @@ export function instructionResource(deps: { dialect: SqlDialect }): ResourceDecl
         if (active > Number(previous.latest_version)) {
           throw InvalidArgument.field('active_version', `version ${active} does not exist (latest is ${previous.latest_version})`);
         }
-        const version = await loadInstructionVersion(ctx.trx, previous.id, active);
+        const version = await findInstructionVersion(ctx.trx, previous.id, active);
         checkTemplate(version!.content, variables, ctx.updatedPaths.includes('active_version') ? 'active_version' : 'variables');
       },
       async beforeDelete(ctx, row) {
-        const agent = await ctx.trx.selectFrom('ai_agents').select('id').where('account_id', '=', row.account_id).where('instruction_id', '=', row.id).limit(1).executeTakeFirst();
+        const agent = await firstAgentUsingInstruction(ctx.trx, row.account_id, row.id);
         if (agent) throw new FailedPrecondition('INSTRUCTION_IN_USE', `agent ${agent.id} uses this instruction; point it elsewhere or delete it first`);
       },
     },
@@ -147,24 +135,18 @@ export function instructionVersionResource(deps: { dialect: SqlDialect }): Resou
     hooks: {
       async beforeCreate(ctx, row) {
         // The instruction row is locked: concurrent creates get consecutive numbers, never the same one.
-        const instruction = await dialect
-          .forUpdate(ctx.trx.selectFrom('ai_instructions').selectAll().where('id', '=', ctx.params.ai_instruction_id))
-          .executeTakeFirstOrThrow();
+        const instruction = await lockInstruction(ctx.trx, dialect, ctx.params.ai_instruction_id);
         checkTemplate(row.content, dialect.readJson<string[]>(instruction.variables) ?? [], 'content');
         const version = Number(instruction.latest_version) + 1;
         row.id = String(version);
         row.version = version;
         row.created_by = `users/${ctx.caller.userId}`;
-        await ctx.trx
-          .updateTable('ai_instructions')
-          .set({
-            latest_version: version,
-            ...(ctx.input.activate === true && { active_version: version }),
-            revision: Number(instruction.revision) + 1,
-            update_time: Math.max(ctx.now, Number(instruction.update_time)),
-          })
-          .where('id', '=', instruction.id)
-          .execute();
+        await updateInstructionVersions(ctx.trx, instruction.id, {
+          latest_version: version,
+          ...(ctx.input.activate === true && { active_version: version }),
+          revision: Number(instruction.revision) + 1,
+          update_time: Math.max(ctx.now, Number(instruction.update_time)),
+        });
       },
     },
   };

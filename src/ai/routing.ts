@@ -3,6 +3,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import type { BillingService, CoverageProblem } from '../ai-billing/billing.service.js';
 import type { CatalogueModel, Provider } from './catalogue.js';
 import type { Providers } from './providers/index.js';
+import { enabledConnections } from './ai.repo.js';
 
 export interface Route {
   connection: Record<string, any>;
@@ -24,15 +25,10 @@ export async function routeRun(
 ): Promise<{ routes: Route[]; problem?: RoutingProblem; managedProblem?: RoutingProblem }> {
   const adapter = deps.providers[run.model.provider as Provider];
   if (!adapter) return { routes: [], problem: 'NO_USABLE_CONNECTION' };
-  let query = db
-    .selectFrom('ai_connections')
-    .selectAll()
-    .where('account_id', '=', run.accountId)
-    .where('provider', '=', run.model.provider)
-    .where('is_enabled', '=', deps.dialect.bool(true) as never);
-  if (run.connectionMode === 'BYOK_ONLY' || run.byokOnly) query = query.where('mode', '=', 'BYOK');
-  if (run.connectionMode === 'MANAGED_ONLY') query = query.where('mode', '=', 'MANAGED');
-  const rows = await query.orderBy('priority').orderBy('create_time').orderBy('id').execute();
+  const modes: Array<'BYOK' | 'MANAGED'> = [];
+  if (run.connectionMode === 'BYOK_ONLY' || run.byokOnly) modes.push('BYOK');
+  if (run.connectionMode === 'MANAGED_ONLY') modes.push('MANAGED');
+  const rows = await enabledConnections(db, deps.dialect, run.accountId, run.model.provider, modes);
   const routes: Route[] = [];
   let managedProblem: RoutingProblem | undefined;
   for (const connection of rows) {

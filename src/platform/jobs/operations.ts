@@ -91,6 +91,8 @@ export interface Operations {
   get(id: string, scope: { accountId: string; websiteId?: string }): Promise<OperationResource>;
   /** Requests cancellation; FAILED_PRECONDITION when already done. */
   cancel(id: string, scope: { accountId: string; websiteId?: string }, now: number): Promise<OperationResource>;
+  /** Requests cancellation inside the caller's transaction, and makes a QUEUED one due now (an AI run waiting to retry). */
+  requestCancel(db: Kysely<any>, id: string, now: number): Promise<void>;
   /** Claims and runs one due Operation; false when there was none. */
   runOne(): Promise<boolean>;
   /**
@@ -336,6 +338,15 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
         .executeTakeFirst();
       if (!requested) throw finished();
       return toResource(requested);
+    },
+    async requestCancel(trx, id, now) {
+      await trx
+        .updateTable('operations')
+        .set({ cancel_requested: dialect.bool(true), update_time: now })
+        .where('id', '=', id)
+        .where('state', '!=', 'DONE')
+        .execute();
+      await trx.updateTable('operations').set({ run_after: now }).where('id', '=', id).where('state', '=', 'QUEUED').execute();
     },
     runOne,
     runAlongside(worker) {
