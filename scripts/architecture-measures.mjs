@@ -2,6 +2,8 @@
 //
 //   npm run measure:architecture            the table: measure, count, target
 //   npm run measure:architecture -- --list  and every offending line (path:line: text)
+//   npm run measure:architecture -- --list sqlOutsideRepo crossArea   only those measures (keys below)
+//   npm run measure:architecture -- --offenders   offenders as JSON (the architecture test's lists)
 //
 // test/infra/architecture.test.ts imports analyseSources() from here, so the script and the test
 // count the same things. Sources are parsed with oxc-parser (a full TypeScript parser); comments
@@ -405,7 +407,7 @@ export function analyseSources(root = ROOT) {
     for (const s of a.sql) {
       if (a.file.startsWith('src/migrations/')) continue;
       if (area && a.file.endsWith('.resource.ts')) m.sqlResource.push(at(a, s.line));
-      if (area && !repo) m.sqlOutsideRepo.push(at(a, s.line));
+      if (area && !repo) m.sqlOutsideRepo.push({ ...at(a, s.line), key: a.file });
       if (platform && !repo) m.sqlPlatform.push(at(a, s.line));
       const foreign = s.tables.filter((t) => {
         const owner = ownerOf(t);
@@ -416,7 +418,7 @@ export function analyseSources(root = ROOT) {
         (area ? m.crossArea : platform ? m.crossAreaPlatform : []).push(item);
       }
     }
-    if (a.lineCount > MAX_LINES && !GENERATED.has(a.file)) m.longFiles.push({ file: a.file, line: a.lineCount, text: `${a.lineCount} lines` });
+    if (a.lineCount > MAX_LINES && !GENERATED.has(a.file)) m.longFiles.push({ file: a.file, line: a.lineCount, text: `${a.lineCount} lines`, key: a.file });
     const from = folderOf(a.file);
     for (const imp of a.imports) {
       const to = folderOf(imp.target);
@@ -431,23 +433,29 @@ export function analyseSources(root = ROOT) {
       if (!folderEdgeSites.has(key)) folderEdgeSites.set(key, []);
       folderEdgeSites.get(key).push(at(a, imp.line));
       if (isPlatform(from)) {
-        if (!isPlatform(to) && !PLATFORM_MAY_IMPORT.has(imp.target)) m.platformImportsArea.push(at(a, imp.line));
+        if (!isPlatform(to) && !PLATFORM_MAY_IMPORT.has(imp.target)) m.platformImportsArea.push({ ...at(a, imp.line), key: `${a.file} -> ${imp.target}` });
       } else if (!isPlatform(to) && !isRootFile(to) && imp.target !== `src/${to}/index.ts`) {
-        m.pastSurface.push(at(a, imp.line));
+        m.pastSurface.push({ ...at(a, imp.line), key: `${a.file} -> ${imp.target}` });
       }
     }
   }
   for (const comp of cycles(folderEdges)) {
     const inside = new Set(comp);
     const sites = [];
+    const edges = [];
     for (const [key, list] of folderEdgeSites) {
       const [x, y] = key.split(' -> ');
+      if (inside.has(x) && inside.has(y)) edges.push(key);
       // One line per folder pair in the loop: how many imports, and the first of them.
       if (inside.has(x) && inside.has(y)) sites.push({ ...list[0], text: `${key} (${list.length} import${list.length > 1 ? 's' : ''}, first): ${list[0].text}` });
     }
-    m.folderCycles.push({ text: comp.join(' ↔ '), members: comp, sites });
+    m.folderCycles.push({ text: comp.join(' ↔ '), members: comp, sites, edges });
   }
-  for (const comp of cycles(fileEdges)) m.fileCycles.push({ text: comp.join(' ↔ '), members: comp, sites: [] });
+  for (const comp of cycles(fileEdges)) {
+    const inside = new Set(comp);
+    const edges = comp.flatMap((f) => [...fileEdges.get(f)].filter((g) => inside.has(g)).map((g) => `${f} -> ${g}`));
+    m.fileCycles.push({ text: comp.join(' ↔ '), members: comp, sites: [], edges });
+  }
   for (const t of [...tables].sort()) if (!ownerOf(t)) m.unmapped.push({ text: t });
   const measure = (key, name, items, target, note) => ({ key, name, count: items.length, target, items, note });
   return {
@@ -472,6 +480,19 @@ export function analyseSources(root = ROOT) {
       measure('parseErrors', 'files that do not parse', m.parseErrors, 0),
     ],
   };
+}
+
+/**
+ * The offenders of one measure as key → count: an import `file -> target`, a file (SQL statements,
+ * long files), or an import edge `a -> b` inside a cycle. test/infra/architecture.test.ts compares
+ * them with its lists of known offenders.
+ */
+export function offenderCounts(result, key) {
+  const measure = result.measures.find((x) => x.key === key);
+  if (!measure) throw new Error(`no measure ${key}`);
+  const counts = {};
+  for (const item of measure.items) for (const k of item.edges ?? [item.key ?? item.text]) counts[k] = (counts[k] ?? 0) + 1;
+  return counts;
 }
 
 function print(result, list) {
@@ -499,5 +520,10 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const only = args.filter((a) => !a.startsWith('--'));
   const result = analyseSources();
   if (only.length) result.measures = result.measures.filter((x) => only.includes(x.key));
-  print(result, args.includes('--list'));
+  if (args.includes('--offenders')) {
+    // The known-offender lists of test/infra/architecture.test.ts, as they are today.
+    const out = {};
+    for (const x of result.measures) out[x.key] = offenderCounts(result, x.key);
+    console.log(JSON.stringify(out, null, 2));
+  } else print(result, args.includes('--list'));
 }
