@@ -5,8 +5,7 @@ import { NotFound } from '../platform/errors.js';
 import { newId } from '../platform/resource/ids.js';
 import { costPerMillion } from './money.js';
 import { findBilling, insertBilling, insertLedgerEntry, insertUsageRecord, lockBilling, updateBilling } from './ai-billing.repo.js';
-import type { ModelPrices } from '../ai/catalogue.js';
-import type { Usage } from '../ai/providers/provider.js';
+import type { ModelPrices, Usage } from './pricing.js';
 
 /** Calendar month (UTC) that monthly limits count in, e.g. `2026-11`. */
 export const monthOf = (now: number) => new Date(now).toISOString().slice(0, 7);

@@ -2,6 +2,7 @@ import type { Database } from '../platform/db/database.js';
 import { read } from '../platform/auth/rights.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 import { MONEY_SCHEMA, moneyFromNanos, nanosFromDecimal } from '../ai-billing/money.js';
+import type { ModelPrices } from '../ai-billing/index.js';
 import shippedModels from './catalogue/models.json' with { type: 'json' };
 import shippedAgents from './catalogue/system-agents.json' with { type: 'json' };
 import { upsertModel, upsertSystemAgent } from './ai.repo.js';
@@ -15,15 +16,8 @@ export const CONNECTION_MODES = ['ANY', 'BYOK_ONLY', 'MANAGED_ONLY'] as const;
 export const PROVIDERS = ['openai', 'anthropic', 'openai_compatible'] as const;
 export type Provider = (typeof PROVIDERS)[number];
 
-/** Prices of a model in nano-dollars: tokens per million, images per megapixel or per image. */
-export interface ModelPrices {
-  input_per_million?: number;
-  output_per_million?: number;
-  cached_input_per_million?: number;
-  cache_write_per_million?: number;
-  image_per_megapixel?: number;
-  per_image?: number;
-}
+/** Prices of a model in nano-dollars (declared by AI billing, which prices runs). */
+export type { ModelPrices };
 
 export interface CatalogueModel {
   id: string;

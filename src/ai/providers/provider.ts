@@ -1,5 +1,6 @@
 import { Unavailable } from '../../platform/errors.js';
 import type { Provider } from '../catalogue.js';
+import type { Usage } from '../../ai-billing/index.js';
 
 /** What one attempt asks a provider for. */
 export interface ProviderRequest {
@@ -19,15 +20,8 @@ export interface ProviderRequest {
   timeoutMs: number;
 }
 
-/** Token and image counts as the run reports them. */
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_input_tokens: number;
-  cache_creation_input_tokens: number;
-  image_count: number;
-  megapixels_milli: number;
-}
+/** Token and image counts as the run reports them (declared by AI billing, which prices them). */
+export type { Usage };
 
 export const ZERO_USAGE: Usage = { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, image_count: 0, megapixels_milli: 0 };
 
