@@ -9648,10 +9648,9 @@ export interface components {
             compare?: "previous_period" | "year_over_year";
             /**
              * @description Range in the website’s time zone: today, yesterday, the last 7 or 30 days including today, this month, last month, the last 12 months including this one, or custom.
-             * @default 30d
              * @enum {string}
              */
-            date_range: "today" | "yesterday" | "7d" | "30d" | "month" | "last_month" | "12mo" | "custom";
+            date_range?: "today" | "yesterday" | "7d" | "30d" | "month" | "last_month" | "12mo" | "custom";
             /** @description Break the answer down by one dimension (one row per value). */
             dimensions?: ("page" | "event_name" | "entry_page" | "exit_page" | "source" | "utm_source" | "utm_medium" | "utm_campaign" | "utm_term" | "utm_content" | "device" | "browser" | "os" | "view")[];
             /** @description Last local date (`custom` only), inclusive; at most 731 days after start_date. */
@@ -9679,9 +9678,8 @@ export interface components {
             /**
              * Format: int32
              * @description Breakdown rows, 1..1000.
-             * @default 100
              */
-            limit: number;
+            limit?: number;
             /** @description Metrics to answer, each once. */
             metrics: ("visitors" | "visits" | "pageviews" | "views_per_visit" | "bounce_rate" | "visit_duration" | "events")[];
             /** @description Breakdowns: a requested metric or the dimension, then `asc` or `desc` (default: the first metric, descending). */
