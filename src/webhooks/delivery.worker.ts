@@ -72,7 +72,7 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
       settings.maxInFlight,
     );
 
-  async function attempt(hook: Record<string, any>, row: LeasedRow, now: number): Promise<PostResult> {
+  async function attempt(hook: Record<string, any>, row: LeasedRow<'webhook_deliveries'>, now: number): Promise<PostResult> {
     try {
       // Checked again at every attempt: the URL's host may resolve elsewhere by now (DNS rebinding).
       const target = checkUrlForm(hook.url, runtime.allow);
@@ -87,7 +87,7 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
     }
   }
 
-  async function deliver(row: LeasedRow, now: number): Promise<void> {
+  async function deliver(row: LeasedRow<'webhook_deliveries'>, now: number): Promise<void> {
     const attempts = (dialect.readJson<DeliveryAttempt[]>(row.attempts) ?? []).slice();
     const attemptNo = Number(row.attempt);
     // Claims without a recorded outcome: a worker stopped (killed) during them.

@@ -75,7 +75,7 @@ describe('BYOK connections', () => {
     expect(listed.body).not.toContain('sk-secret');
     const row = await t.fresh.database.db.selectFrom('ai_connections').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain('sk-secret');
-    expect(createSecretBox(t.config.encryptionKey).open(row.api_key_sealed)).toBe('sk-secret-abcd-WXYZ');
+    expect(createSecretBox(t.config.encryptionKey).open(row.api_key_sealed ?? '')).toBe('sk-secret-abcd-WXYZ');
   });
 
   it(':verify asks the provider with the key: VALID, and INVALID still answers 200', async () => {

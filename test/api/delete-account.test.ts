@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { dynamic } from '../../src/platform/db/dynamic.js';
 import { expectError } from '../support/fixtures-auth.js';
 
 const API = '/tenant-api/v1';
@@ -20,7 +21,7 @@ async function addMember(accountId: string, user: TestUser, role: 'administrator
 
 const roleOf = async (accountId: string, userId: string) =>
   (await db().selectFrom('memberships').select('role').where('account_id', '=', accountId).where('user_id', '=', userId).executeTakeFirst())?.role;
-const exists = async (table: string, id: string) => (await db().selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+const exists = async (table: string, id: string) => (await dynamic(db()).selectFrom(table).select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 const signIn = (user: TestUser) => t.request('POST', `${API}/users:authenticate`, { body: { email: user.email, password: user.password } });
 
 describe('profile:delete_account', () => {

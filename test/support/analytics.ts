@@ -6,6 +6,8 @@
  * After writing, it arms the roll-up chain the way the ingest's flush does (`armRollups`).
  */
 import { createHash } from 'node:crypto';
+import type { Insertable } from 'kysely';
+import type { DB } from '../../src/platform/db/schema.js';
 import type { TestApp } from './app.js';
 import { armRollups } from '../../src/analytics/rollups.js';
 
@@ -36,8 +38,8 @@ let sequence = 0;
 /** Writes the visits' events and sessions in one transaction and arms the roll-ups (answers whether a tick was enqueued). */
 export async function seedVisits(t: TestApp, websiteId: string, accountId: string, visits: SeedVisit[], opts: { arm?: boolean } = {}): Promise<void> {
   const { db, dialect } = t.platform.deps.database;
-  const events: Record<string, unknown>[] = [];
-  const sessions: Record<string, unknown>[] = [];
+  const events: Insertable<DB['analytics_events']>[] = [];
+  const sessions: Insertable<DB['analytics_sessions']>[] = [];
   for (const visit of visits) {
     const sessionId = `s${++sequence}-${visit.visitor}`;
     const visitorId = visitorIdOf(visit.visitor);

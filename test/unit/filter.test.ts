@@ -3,6 +3,7 @@
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { columnTypes } from '../../src/migrations/column-types.js';
+import { dynamic } from '../../src/platform/db/dynamic.js';
 import { ftsSubstringQuery, openDatabase } from '../../src/platform/db/database.js';
 import { InvalidArgument } from '../../src/platform/errors.js';
 import {
@@ -151,7 +152,8 @@ describeDb(`filter selects the expected rows on ${testDialect()}`, () => {
 
   beforeAll(async () => {
     fresh = await freshDatabase();
-    const { db, dialect } = fresh.database;
+    const { dialect } = fresh.database;
+    const db = dynamic(fresh.database.db); // a scratch table, outside the schema
     await db.schema
       .createTable(table)
       .addColumn('id', 'text', (c) => c.primaryKey())
@@ -180,7 +182,7 @@ describeDb(`filter selects the expected rows on ${testDialect()}`, () => {
 
   async function selectIds(filter: string): Promise<string[]> {
     const { where } = buildFilter(filter, FIELDS, fresh.database.dialect);
-    let query = fresh.database.db.selectFrom(table).select('id').orderBy('id');
+    let query = dynamic(fresh.database.db).selectFrom(table).select('id').orderBy('id');
     if (where) query = query.where(where);
     return (await query.execute()).map((r) => r.id as string);
   }
@@ -191,14 +193,14 @@ describeDb(`filter selects the expected rows on ${testDialect()}`, () => {
 
   it.each(PREFIX_SELECTIONS)('hasMatchesPrefix: %s', async (filter, expected) => {
     const { where } = buildFilter(filter, PREFIX_FIELDS, fresh.database.dialect);
-    const rows = await fresh.database.db.selectFrom(table).select('id').orderBy('id').where(where!).execute();
+    const rows = await dynamic(fresh.database.db).selectFrom(table).select('id').orderBy('id').where(where!).execute();
     expect(rows.map((r) => r.id)).toEqual(expected);
   });
 
   it('binds values as parameters, never as SQL text', async () => {
     const hostile = `x'); drop table ${table}; --`;
     const { where } = buildFilter(`title = "${hostile}" OR title:"${hostile}"`, FIELDS, fresh.database.dialect);
-    const compiled = fresh.database.db.selectFrom(table).select('id').where(where!).compile();
+    const compiled = dynamic(fresh.database.db).selectFrom(table).select('id').where(where!).compile();
     expect(compiled.sql).not.toContain('drop table');
     expect(compiled.parameters).toContain(hostile);
     expect(await selectIds(`title = "${hostile}"`)).toEqual([]);
@@ -206,7 +208,7 @@ describeDb(`filter selects the expected rows on ${testDialect()}`, () => {
 
   it('binds a number literal compared with a string field as text', () => {
     const { where } = buildFilter('title = 5', FIELDS, fresh.database.dialect);
-    const compiled = fresh.database.db.selectFrom(table).select('id').where(where!).compile();
+    const compiled = dynamic(fresh.database.db).selectFrom(table).select('id').where(where!).compile();
     expect(compiled.parameters).toEqual(['5']);
   });
 });

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import type { DB } from './schema.js';
 import {
   Kysely,
   SqliteAdapter,
@@ -118,8 +119,8 @@ class ReaderDriver implements Driver {
 }
 
 /** A Kysely instance whose queries run on `size` reader threads over the SQLite file. */
-export function createSqliteReaders(file: string, size: number): Kysely<any> {
-  return new Kysely<any>({
+export function createSqliteReaders(file: string, size: number): Kysely<DB> {
+  return new Kysely<DB>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
       createDriver: () => new ReaderDriver(file, size),

@@ -23,9 +23,10 @@
  *
  * Areas register subscribers from `Area.events(events, deps)` (platform/area.ts).
  */
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import type { RequestContext } from '../auth/context.js';
 import { randomBytes } from 'node:crypto';
 import { newId } from '../resource/ids.js';
@@ -106,7 +107,7 @@ export interface EventType {
   description: string;
 }
 
-export type InTransactionSubscriber = (trx: Kysely<any>, event: PlatformEvent) => Promise<void>;
+export type InTransactionSubscriber = (trx: Kysely<DB>, event: PlatformEvent) => Promise<void>;
 export type CommittedSubscriber = (events: readonly PlatformEvent[]) => void;
 /** How a caller defers work until its transaction commits. */
 export type AfterCommit = (fn: () => void | Promise<void>) => void;
@@ -118,7 +119,7 @@ export const runNow: AfterCommit = (fn) => void fn();
 export const afterCommitOf = (scope: { afterCommit: Array<() => void | Promise<void>> }): AfterCommit => (fn) => void scope.afterCommit.push(fn);
 
 export interface Events {
-  record(trx: Kysely<any>, event: EventInput, afterCommit: AfterCommit): Promise<PlatformEvent>;
+  record(trx: Kysely<DB>, event: EventInput, afterCommit: AfterCommit): Promise<PlatformEvent>;
   onEvent(subscriber: InTransactionSubscriber): void;
   afterEventCommitted(subscriber: CommittedSubscriber): void;
   declare(type: EventType): void;
@@ -199,7 +200,7 @@ export function createEvents(deps: { database: Database; logger: FastifyBaseLogg
       await trx.executeQuery(CompiledQuery.raw(website ? insertWebsiteEvent : insertAccountEvent, parameters));
       for (const subscriber of inTransaction) await subscriber(trx, event);
       if (committed.length) {
-        const isTx = (trx as Transaction<any>).isTransaction;
+        const isTx = trx.isTransaction;
         if (!isTx) {
           afterCommit(() => dispatch([event]));
         } else {
@@ -232,7 +233,7 @@ export function createEvents(deps: { database: Database; logger: FastifyBaseLogg
       // without an index of its own (every index of the tables leads with the scope column).
       const before = newId(now - EVENT_RETENTION_MS).slice(0, 10);
       let deleted = 0;
-      for (const table of ['events', 'account_events']) {
+      for (const table of ['events', 'account_events'] as const) {
         const result = await deps.database.db.deleteFrom(table).where('id', '<', before).executeTakeFirst();
         deleted += Number(result.numDeletedRows ?? 0);
       }

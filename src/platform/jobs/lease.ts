@@ -26,14 +26,19 @@
  *
  * Polling and wake-ups are `worker-loops.ts`'s; what a claimed row means is the queue's own code.
  */
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import type { Expression, ExpressionBuilder, Kysely, Selectable, SqlBool } from 'kysely';
 import type { Database } from '../db/database.js';
+import { dynamic } from '../db/dynamic.js';
+import type { DB } from '../db/schema.js';
 
-export type LeasedRow = Record<string, any>;
+/** The tables that are lease queues. */
+export type LeaseTable = 'operations' | 'mail_messages' | 'webhook_deliveries';
+/** A claimed (or settled) row of queue `T`. */
+export type LeasedRow<T extends LeaseTable = LeaseTable> = Selectable<DB[T]>;
 
-export interface LeaseQueueSpec {
+export interface LeaseQueueSpec<T extends LeaseTable> {
   database: Database;
-  table: string;
+  table: T;
   /** State of a row waiting for a worker (`QUEUED`). */
   queued: string;
   /** State of a claimed row (`RUNNING`, `SENDING`). */
@@ -43,22 +48,22 @@ export interface LeaseQueueSpec {
   workerId: string;
 }
 
-export interface ClaimOptions {
+export interface ClaimOptions<T extends LeaseTable> {
   /** Most rows claimed at once (default 1). */
   limit?: number;
   /** Narrows which due rows may be claimed. */
-  where?: (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
+  where?: (eb: ExpressionBuilder<DB, T>) => Expression<SqlBool>;
   /** Further columns set on the claimed rows. */
   set?: Record<string, unknown>;
 }
 
-export interface LeaseQueue {
+export interface LeaseQueue<T extends LeaseTable> {
   readonly workerId: string;
   readonly leaseMs: number;
-  claim(now: number, opts?: ClaimOptions): Promise<LeasedRow[]>;
+  claim(now: number, opts?: ClaimOptions<T>): Promise<LeasedRow<T>[]>;
   heartbeat(id: string, now?: number): Promise<boolean>;
   update(id: string, values: Record<string, unknown>): Promise<boolean>;
-  settle(id: string, values: Record<string, unknown>, trx?: Kysely<any>): Promise<LeasedRow | undefined>;
+  settle(id: string, values: Record<string, unknown>, trx?: Kysely<DB>): Promise<LeasedRow<T> | undefined>;
   retry(id: string, opts: { attempt: number; baseMs: number; maxMs?: number; values?: Record<string, unknown> }): Promise<number | undefined>;
   handBack(opts: { id?: string; runAfter: number; uncount?: boolean }): Promise<number>;
 }
@@ -72,12 +77,15 @@ export function backoffDelay(baseMs: number, attempt: number, maxMs = MAX_BACKOF
   return Math.round(exact * (0.8 + Math.random() * 0.4));
 }
 
-export function createLeaseQueue(spec: LeaseQueueSpec): LeaseQueue {
-  const { db, dialect } = spec.database;
-  const { table, queued, leased, leaseMs, workerId } = spec;
+export function createLeaseQueue<T extends LeaseTable>(spec: LeaseQueueSpec<T>): LeaseQueue<T> {
+  const { dialect } = spec.database;
+  // The queue's columns are common to every lease table, but Kysely cannot see columns through a table-name type parameter.
+  const db = dynamic(spec.database.db);
+  const { queued, leased, leaseMs, workerId } = spec;
+  const table: string = spec.table;
 
   /** Rows this worker holds: every write after the claim is conditional on it. */
-  const held = (id: string, on: Kysely<any> = db) => on.updateTable(table).where('id', '=', id).where('lease_owner', '=', workerId);
+  const held = (id: string, on: Kysely<DB> = spec.database.db) => dynamic(on).updateTable(table).where('id', '=', id).where('lease_owner', '=', workerId);
 
   return {
     workerId,
@@ -92,7 +100,8 @@ export function createLeaseQueue(spec: LeaseQueueSpec): LeaseQueue {
             eb.and([eb('state', '=', leased), eb('lease_expire_time', '<', now)]),
           ]),
         );
-      if (opts.where) due = due.where(opts.where);
+      // why: the builder is untyped (table named at run time); the caller's condition is written over table T.
+      if (opts.where) due = due.where((eb) => opts.where!(eb as unknown as ExpressionBuilder<DB, T>));
       const picked = dialect.skipLocked(due.orderBy('run_after').limit(opts.limit ?? 1));
       return db
         .updateTable(table)
@@ -104,9 +113,9 @@ export function createLeaseQueue(spec: LeaseQueueSpec): LeaseQueue {
           attempt: eb('attempt', '+', 1),
           update_time: now,
         }))
-        .where('id', 'in', (eb: any) => eb.selectFrom(picked.as('due')).select('due.id'))
+        .where('id', 'in', db.selectFrom(picked.as('due')).select('due.id'))
         .returningAll()
-        .execute();
+        .execute() as Promise<LeasedRow<T>[]>; // why: the statement is untyped (table named at run time); it returns every column of table T
     },
     async heartbeat(id, now = Date.now()) {
       const result = await held(id).set({ lease_expire_time: now + leaseMs }).executeTakeFirst();
@@ -120,7 +129,7 @@ export function createLeaseQueue(spec: LeaseQueueSpec): LeaseQueue {
       return held(id, trx)
         .set({ update_time: Date.now(), ...values, lease_owner: null, lease_expire_time: null })
         .returningAll()
-        .executeTakeFirst();
+        .executeTakeFirst() as Promise<LeasedRow<T> | undefined>; // why: as in claim
     },
     async retry(id, opts) {
       const runAfter = Date.now() + backoffDelay(opts.baseMs, opts.attempt, opts.maxMs);

@@ -4,7 +4,7 @@ import { parsePageWindow } from '../query/list-params.js';
 import { parseOrderBy } from '../query/order.js';
 import { queryBinding, type PageTokenCodec } from '../query/page-token.js';
 import type { ResourceDecl, VirtualSource } from './declaration.js';
-import type { ListQuery, ListResult, Resource, ResourceService } from './engine.js';
+import type { ListQuery, ListResult, Resource, ResourceService } from './service.js';
 import { fillFromParams } from './paths.js';
 
 /**
