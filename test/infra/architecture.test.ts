@@ -223,7 +223,8 @@ function check(key: string): { added: string[]; remaining: number } {
   const grown = new Set(Object.keys(now).filter((k) => now[k] > (known[k] ?? 0)));
   const items = analysis.measures.find((m) => m.key === key)!.items;
   const where = (it: MeasureItem) => (it.file ? `${it.file}:${it.line}: ${it.text}` : it.text);
-  const added: string[] = [];
+  // A key may occur a known number of times (SQL statements of a file): say how many now and then.
+  const added: string[] = [...grown].filter((k) => known[k]).map((k) => `${k}: ${now[k]} now, ${known[k]} known; its lines:`);
   for (const it of items) {
     const keys = it.edges ?? [it.key ?? it.text];
     for (const k of keys.filter((x) => grown.has(x))) {
