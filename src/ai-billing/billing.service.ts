@@ -1,5 +1,5 @@
-import type { Insertable, Kysely } from 'kysely';
-import type { DB } from '../platform/db/schema.js';
+import type { Insertable } from 'kysely';
+import type { DB, Db, Trx } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { NotFound } from '../platform/errors.js';
 import { newId } from '../platform/resource/ids.js';
@@ -39,17 +39,17 @@ export function estimateRunCost(opts: { promptChars: number; maxTokens: number; 
 /** Why the balance or a limit cannot cover `estimate`, or undefined when it can. */
 export type CoverageProblem = 'INSUFFICIENT_BALANCE' | 'RUN_COST_LIMIT_EXCEEDED' | 'MONTHLY_LIMIT_REACHED';
 
-export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialect }) {
+export function createBillingService(deps: { db: Db; dialect: SqlDialect }) {
   const { dialect } = deps;
 
-  async function lockedRow(trx: Kysely<any>, accountId: string) {
+  async function lockedRow(trx: Db | Trx, accountId: string) {
     const row = await lockBilling(trx, dialect, accountId);
     if (!row) throw new NotFound(`AI balance of account ${accountId}`);
     return row;
   }
 
   async function appendLedger(
-    trx: Kysely<any>,
+    trx: Db | Trx,
     entry: { accountId: string; kind: 'CREDIT' | 'DEBIT'; amount: number; balanceAfter: number; description: string; executionId?: string; attempt?: number; now: number },
   ): Promise<void> {
     await insertLedgerEntry(trx, {
@@ -69,7 +69,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
 
   return {
     /** The balance row of a new account with its starting credit (inside the account-creating transaction). */
-    async openAccount(trx: Kysely<any>, accountId: string, startingCredit: number, now: number): Promise<void> {
+    async openAccount(trx: Db | Trx, accountId: string, startingCredit: number, now: number): Promise<void> {
       await insertBilling(trx, { id: accountId, account_id: accountId, balance_nanos: startingCredit, monthly_limit_nanos: null, run_limit_nanos: null, month: monthOf(now), month_spend_nanos: 0, revision: 1, create_time: now, update_time: now });
       if (startingCredit > 0) {
         await appendLedger(trx, { accountId, kind: 'CREDIT', amount: startingCredit, balanceAfter: startingCredit, description: 'Starting credit', now });
@@ -88,7 +88,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
     },
 
     /** Whether the balance and the limits cover a run estimated at `estimate` nano-dollars. */
-    async coverage(db: Kysely<any>, accountId: string, estimate: number, now: number): Promise<CoverageProblem | undefined> {
+    async coverage(db: Db | Trx, accountId: string, estimate: number, now: number): Promise<CoverageProblem | undefined> {
       const row = await findBilling(db, accountId);
       if (!row) return 'INSUFFICIENT_BALANCE';
       if (row.run_limit_nanos !== null && estimate > Number(row.run_limit_nanos)) return 'RUN_COST_LIMIT_EXCEEDED';
@@ -99,7 +99,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
     },
 
     /** Debits one charged attempt (inside the transaction that records the attempt). */
-    async charge(trx: Kysely<any>, charge: { accountId: string; amount: number; executionId: string; attempt: number; modelId: string; now: number }): Promise<void> {
+    async charge(trx: Db | Trx, charge: { accountId: string; amount: number; executionId: string; attempt: number; modelId: string; now: number }): Promise<void> {
       const row = await lockedRow(trx, charge.accountId);
       const month = monthOf(charge.now);
       const balance = Number(row.balance_nanos) - charge.amount;
@@ -118,7 +118,7 @@ export function createBillingService(deps: { db: Kysely<any>; dialect: SqlDialec
     },
 
     /** Records the usage of one finished attempt, charged or not (inside the transaction that records the attempt). */
-    async recordUsage(trx: Kysely<any>, record: Insertable<DB['ai_usage_records']>): Promise<void> {
+    async recordUsage(trx: Db | Trx, record: Insertable<DB['ai_usage_records']>): Promise<void> {
       await insertUsageRecord(trx, record);
     },
   };

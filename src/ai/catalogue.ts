@@ -1,6 +1,6 @@
 import type { Database } from '../platform/db/database.js';
 import { read } from '../platform/auth/rights.js';
-import type { ResourceDecl } from '../platform/resource/declaration.js';
+import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
 import { MONEY_SCHEMA, moneyFromNanos, nanosFromDecimal } from '../ai-billing/money.js';
 import type { ModelPrices } from '../ai-billing/index.js';
 import shippedModels from './catalogue/models.json' with { type: 'json' };
@@ -152,7 +152,7 @@ export async function syncCatalogue(database: Database, catalogue: Catalogue): P
   }
 }
 
-const out = (f: Record<string, unknown>) => ({ ...f, behavior: ['OUTPUT_ONLY'] as const });
+const out = (f: Omit<FieldDecl, 'behavior'>): FieldDecl => ({ ...f, behavior: ['OUTPUT_ONLY'] });
 
 const PRICE_KEYS: Array<[keyof ModelPrices, string]> = [
   ['input_per_million', 'Per million input tokens (not read from cache).'],
@@ -173,21 +173,21 @@ export const aiModelResource: ResourceDecl = {
   collectionPath: 'ai_models',
   itemPath: 'ai_models/{ai_model_id}',
   fields: {
-    provider: out({ type: 'enum', values: PROVIDERS, description: 'Provider serving the model.' }) as any,
-    external_id: out({ type: 'string', description: "Provider's own identifier; can move to a newer snapshot while `id` stays." }) as any,
-    display_name: out({ type: 'string', description: 'Label.', notNull: true }) as any,
-    capabilities: out({ type: 'string_list', description: `What the model can do: ${CAPABILITIES.join(', ')}. Filter with \`capabilities:"EFFORT"\` (has).` }) as any,
-    max_input_tokens: out({ type: 'integer', description: 'Largest prompt.' }) as any,
-    max_output_tokens: out({ type: 'integer', description: 'Largest agent `max_tokens` that can run on it.' }) as any,
-    state: out({ type: 'enum', values: MODEL_STATES, description: 'Only `AVAILABLE` models run.' }) as any,
-    tier: out({ type: 'enum', values: TIERS, description: 'Rough class of speed and strength.' }) as any,
-    platform_priced: out({ type: 'boolean', description: 'Whether a run on the platform key can be charged; false: runs only on the account\'s own connection (`MODEL_NOT_PRICED`).' }) as any,
+    provider: out({ type: 'enum', values: PROVIDERS, description: 'Provider serving the model.' }),
+    external_id: out({ type: 'string', description: "Provider's own identifier; can move to a newer snapshot while `id` stays." }),
+    display_name: out({ type: 'string', description: 'Label.', notNull: true }),
+    capabilities: out({ type: 'string_list', description: `What the model can do: ${CAPABILITIES.join(', ')}. Filter with \`capabilities:"EFFORT"\` (has).` }),
+    max_input_tokens: out({ type: 'integer', description: 'Largest prompt.' }),
+    max_output_tokens: out({ type: 'integer', description: 'Largest agent `max_tokens` that can run on it.' }),
+    state: out({ type: 'enum', values: MODEL_STATES, description: 'Only `AVAILABLE` models run.' }),
+    tier: out({ type: 'enum', values: TIERS, description: 'Rough class of speed and strength.' }),
+    platform_priced: out({ type: 'boolean', description: 'Whether a run on the platform key can be charged; false: runs only on the account\'s own connection (`MODEL_NOT_PRICED`).' }),
     pricing: out({
       type: 'object',
       column: false,
       description: 'Prices charged for runs on the platform key (Money, USD). Absent keys cost nothing.',
       schema: { properties: Object.fromEntries(PRICE_KEYS.map(([k]) => [k, MONEY_SCHEMA])) },
-    }) as any,
+    }),
   },
   filterable: ['capabilities', 'create_time', 'display_name', 'external_id', 'provider', 'state', 'tier'],
   sortable: ['create_time', 'display_name'],
@@ -212,25 +212,25 @@ export const aiSystemAgentResource: ResourceDecl = {
   collectionPath: 'ai_system_agents',
   itemPath: 'ai_system_agents/{ai_system_agent_id}',
   fields: {
-    display_name: out({ type: 'string', description: 'Label.', notNull: true }) as any,
-    description: out({ type: 'string', description: 'What the agent does.' }) as any,
-    instruction_text: out({ type: 'string', maxLength: 100_000, description: 'Template with `{{variable}}`; becomes version 1 of the copy\'s instruction.' }) as any,
-    instruction_version: out({ type: 'integer', description: 'Rises when the platform changes the text.' }) as any,
-    variables: out({ type: 'string_list', description: 'Names the template uses.' }) as any,
-    preferred_model_id: out({ type: 'string', description: 'Model used when a run names none.' }) as any,
-    allowed_model_ids: out({ type: 'string_list', description: 'Only models a run may name; empty means any.' }) as any,
-    allowed_tools: out({ type: 'string_list', description: 'Always empty.' }) as any,
-    max_tokens: out({ type: 'integer', description: 'Output token limit.' }) as any,
-    effort: out({ type: 'enum', values: EFFORTS, description: 'Effort level; absent means the model default.' }) as any,
-    output_format: out({ type: 'enum', values: OUTPUT_FORMATS, description: 'TEXT, JSON or IMAGE.' }) as any,
-    output_schema: out({ type: 'object', description: 'JSON Schema of the answer (JSON agents only).', schema: { additionalProperties: true } }) as any,
-    image_width: out({ type: 'integer', description: 'Pixels (IMAGE agents only).' }) as any,
-    image_height: out({ type: 'integer', description: 'Pixels (IMAGE agents only).' }) as any,
-    image_quality: out({ type: 'enum', values: EFFORTS, description: 'Image quality (IMAGE agents only).' }) as any,
-    connection_mode: out({ type: 'enum', values: CONNECTION_MODES, description: 'Which connections runs may use.' }) as any,
-    max_attempts: out({ type: 'integer', description: 'Attempts per run.' }) as any,
-    timeout: out({ type: 'string', description: 'Per-attempt timeout, seconds with suffix `s`.' }) as any,
-    is_enabled: out({ type: 'boolean', description: 'A disabled system agent cannot be copied.' }) as any,
+    display_name: out({ type: 'string', description: 'Label.', notNull: true }),
+    description: out({ type: 'string', description: 'What the agent does.' }),
+    instruction_text: out({ type: 'string', maxLength: 100_000, description: 'Template with `{{variable}}`; becomes version 1 of the copy\'s instruction.' }),
+    instruction_version: out({ type: 'integer', description: 'Rises when the platform changes the text.' }),
+    variables: out({ type: 'string_list', description: 'Names the template uses.' }),
+    preferred_model_id: out({ type: 'string', description: 'Model used when a run names none.' }),
+    allowed_model_ids: out({ type: 'string_list', description: 'Only models a run may name; empty means any.' }),
+    allowed_tools: out({ type: 'string_list', description: 'Always empty.' }),
+    max_tokens: out({ type: 'integer', description: 'Output token limit.' }),
+    effort: out({ type: 'enum', values: EFFORTS, description: 'Effort level; absent means the model default.' }),
+    output_format: out({ type: 'enum', values: OUTPUT_FORMATS, description: 'TEXT, JSON or IMAGE.' }),
+    output_schema: out({ type: 'object', description: 'JSON Schema of the answer (JSON agents only).', schema: { additionalProperties: true } }),
+    image_width: out({ type: 'integer', description: 'Pixels (IMAGE agents only).' }),
+    image_height: out({ type: 'integer', description: 'Pixels (IMAGE agents only).' }),
+    image_quality: out({ type: 'enum', values: EFFORTS, description: 'Image quality (IMAGE agents only).' }),
+    connection_mode: out({ type: 'enum', values: CONNECTION_MODES, description: 'Which connections runs may use.' }),
+    max_attempts: out({ type: 'integer', description: 'Attempts per run.' }),
+    timeout: out({ type: 'string', description: 'Per-attempt timeout, seconds with suffix `s`.' }),
+    is_enabled: out({ type: 'boolean', description: 'A disabled system agent cannot be copied.' }),
   },
   filterable: ['create_time', 'display_name'],
   sortable: ['create_time', 'display_name'],

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { SecretBox } from '../platform/crypto.js';
 import { Aborted, AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
@@ -14,7 +14,7 @@ export const MANAGED_PRIORITY = 100;
 const keyHint = (key: string) => key.slice(-4);
 
 /** The MANAGED connections every account has from creation: one per provider (run in the account-creating transaction). */
-export async function createManagedConnections(trx: any, dialect: SqlDialect, accountId: string, providers: readonly Provider[], now: number): Promise<void> {
+export async function createManagedConnections(trx: Db | Trx, dialect: SqlDialect, accountId: string, providers: readonly Provider[], now: number): Promise<void> {
   await insertConnections(
     trx,
     providers.map((provider) => ({
@@ -41,7 +41,7 @@ export async function createManagedConnections(trx: any, dialect: SqlDialect, ac
  * ENCRYPTION_KEY, never returned) and the platform's (`MANAGED`, one per provider, created with the
  * account). `:verify` asks the provider (models list, no tokens).
  */
-export function connectionResource(deps: { db: Kysely<any>; secrets: SecretBox; providers: Providers; service: () => ResourceService }): ResourceDecl {
+export function connectionResource(deps: { db: Db; secrets: SecretBox; providers: Providers; service: () => ResourceService }): ResourceDecl {
   const { secrets } = deps;
   return {
     collection: 'ai_connections',

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Ajv } from 'ajv';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { DB, Trx } from '../platform/db/schema.js';
 import { SYSTEM_ACTOR, type Events } from '../platform/events/events.js';
 import type { Database } from '../platform/db/database.js';
 import type { SecretBox } from '../platform/crypto.js';
-import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorDetail } from '../platform/errors.js';
+import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorBody, type ErrorDetail } from '../platform/errors.js';
 import type { OperationHandler, OperationRun, Operations } from '../platform/jobs/operations.js';
 import { newId } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
@@ -20,6 +21,9 @@ import type { Providers } from './providers/index.js';
 import { ProviderFailure, ZERO_USAGE, type ProviderAnswer, type ProviderRequest, type Usage } from './providers/provider.js';
 import { routeRun, type Route } from './routing.js';
 import { renderTemplate } from './template.js';
+
+/** A run's row. */
+type Execution = Selectable<DB['ai_executions']>;
 
 /** One entry of `attempts`. */
 interface Attempt {
@@ -37,13 +41,18 @@ interface Attempt {
 const MAX_BACKOFF_MS = 60_000;
 const QUALITY: Record<string, 'low' | 'medium' | 'high'> = { LOW: 'low', MEDIUM: 'medium', HIGH: 'high', XHIGH: 'high', MAX: 'high' };
 
-const addUsage = (a: Usage, b: Usage): Usage => Object.fromEntries(Object.keys(ZERO_USAGE).map((k) => [k, (a as any)[k] + ((b as any)[k] ?? 0)])) as unknown as Usage;
+const USAGE_KEYS = Object.keys(ZERO_USAGE) as Array<keyof Usage>;
+const addUsage = (a: Usage, b: Usage): Usage => {
+  const sum = { ...ZERO_USAGE };
+  for (const k of USAGE_KEYS) sum[k] = a[k] + (b[k] ?? 0);
+  return sum;
+};
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** An error of the run in the canonical body shape, `code` the HTTP status its status maps to (RUNTIME.md). */
-function runError(status: CanonicalStatus, message: string, reason?: string): Record<string, unknown> {
+function runError(status: CanonicalStatus, message: string, reason?: string): ErrorBody['error'] {
   const details: ErrorDetail[] = reason ? [{ type: 'PRECONDITION_FAILURE', reason }] : [];
-  return renderError(new ApiError(status, message, details), `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error as never;
+  return renderError(new ApiError(status, message, details), `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error;
 }
 
 /** Format and size of a generated image, read by sharp from the bytes (never trusted from the provider). */
@@ -82,7 +91,7 @@ export function executionHandler(deps: {
   /** Every write of a run is an `ai_execution.updated` event; a final state also `ai_execution.finished`. */
   events?: Events;
   /** The run as Get answers it (the execution service's `toResource`), for the events' data. */
-  present?(row: Record<string, any>): Record<string, unknown>;
+  present?(row: Execution): Record<string, unknown>;
 }): OperationHandler {
   const { db, dialect } = deps.database;
   const schemaChecker = new Ajv({ strict: false, allErrors: true });
@@ -94,7 +103,7 @@ export function executionHandler(deps: {
    * writes runs outside the resource engine, so it emits what the engine would (`ai_execution.updated`),
    * plus `ai_execution.finished` when the write ends the run. Without `trx`, in a transaction of its own.
    */
-  async function update(id: string, fields: Record<string, unknown>, trx?: Kysely<any>, pending?: Array<() => void | Promise<void>>): Promise<void> {
+  async function update(id: string, fields: Record<string, unknown>, trx?: Trx, pending?: Array<() => void | Promise<void>>): Promise<void> {
     if (!trx) {
       const after: Array<() => void | Promise<void>> = [];
       await db.transaction().execute((t) => update(id, fields, t, after));
@@ -112,7 +121,7 @@ export function executionHandler(deps: {
     if (FINAL_STATES.has(String(fields.state))) await events.record(trx, { ...base, type: AI_EXECUTION_FINISHED }, afterCommit);
   }
 
-  async function finish(exec: Record<string, any>, state: 'FAILED' | 'EXPIRED' | 'CANCELLED', error: Record<string, unknown>, attempts?: Attempt[]): Promise<void> {
+  async function finish(exec: Execution, state: 'FAILED' | 'EXPIRED' | 'CANCELLED', error: ErrorBody['error'], attempts?: Attempt[]): Promise<void> {
     const pending: Array<() => void | Promise<void>> = [];
     const woke = await db.transaction().execute(async (trx) => {
       await update(exec.id, { state, error: dialect.json(error), end_time: Date.now(), ...(attempts && { attempts: dialect.json(attempts) }) }, trx, pending);
@@ -123,7 +132,7 @@ export function executionHandler(deps: {
   }
 
   /** Turns an answer into `output`, or a failure (unparsable or off-schema JSON, truncated JSON). */
-  async function outputOf(exec: Record<string, any>, agent: Record<string, any>, answer: ProviderAnswer, attemptNumber: number): Promise<Record<string, unknown>> {
+  async function outputOf(exec: Execution, agent: Record<string, any>, answer: ProviderAnswer, attemptNumber: number): Promise<Record<string, unknown>> {
     if (agent.output_format === 'IMAGE') {
       const bytes = answer.image!.bytes;
       const facts = await imageFacts(bytes);
@@ -159,7 +168,7 @@ export function executionHandler(deps: {
 
   /** Records one finished attempt (and its charge) in one transaction. */
   async function recordAttempt(
-    exec: Record<string, any>,
+    exec: Execution,
     model: CatalogueModel,
     attempts: Attempt[],
     attempt: Attempt,
@@ -271,7 +280,8 @@ export function executionHandler(deps: {
 
       const adapter = deps.providers[model.provider as Provider]!;
       const request: ProviderRequest = {
-        apiKey: route.mode === 'BYOK' ? deps.secrets.open(route.connection.api_key_sealed) : (adapter.managedKey ?? ''),
+        // A BYOK connection always holds its sealed key (create requires it).
+        apiKey: route.mode === 'BYOK' ? deps.secrets.open(route.connection.api_key_sealed!) : (adapter.managedKey ?? ''),
         model: model.external_id,
         ...(input.text !== undefined && agent.output_format !== 'IMAGE' ? { system: rendered, user: input.text } : { user: rendered }),
         maxTokens: Number(agent.max_tokens),
@@ -326,7 +336,7 @@ export function executionHandler(deps: {
       if (!exec || FINAL_STATES.has(exec.state)) return;
       const attempts = dialect.readJson<Attempt[]>(exec.attempts) ?? [];
       for (const a of attempts) if (!a.end_time) Object.assign(a, { end_time: iso(Date.now()), http_status: 0, error_code: error.status, message: error.message });
-      const body = renderError(error, `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error as unknown as Record<string, unknown>;
+      const body = renderError(error, `run_${randomUUID().replace(/-/g, '').slice(0, 20)}`).error;
       await finish(exec, error instanceof Cancelled ? 'CANCELLED' : 'FAILED', body, attempts);
     },
   };

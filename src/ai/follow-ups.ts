@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { Operations } from '../platform/jobs/operations.js';
 
 /**
@@ -15,7 +15,7 @@ export function registerRunFollowUp(sourceModule: string, operationType: string)
 }
 
 /** Enqueues the follow-up of a run that just reached a final state, when its module registered one. */
-export async function enqueueRunFollowUp(trx: Kysely<any>, operations: Operations, exec: { id: string; account_id: string; source_module?: string | null }, now: number): Promise<boolean> {
+export async function enqueueRunFollowUp(trx: Db | Trx, operations: Operations, exec: { id: string; account_id: string; source_module?: string | null }, now: number): Promise<boolean> {
   const type = exec.source_module ? followUps.get(exec.source_module) : undefined;
   if (!type) return false;
   await operations.enqueue(trx, { type, accountId: exec.account_id, payload: { execution_id: exec.id }, step: 'RUN_ENDED' }, now);

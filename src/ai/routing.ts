@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
+import type { DB, Db, Trx } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { BillingService, CoverageProblem } from '../ai-billing/billing.service.js';
 import type { CatalogueModel, Provider } from './catalogue.js';
@@ -6,7 +7,7 @@ import type { Providers } from './providers/index.js';
 import { enabledConnections } from './ai.repo.js';
 
 export interface Route {
-  connection: Record<string, any>;
+  connection: Selectable<DB['ai_connections']>;
   mode: 'BYOK' | 'MANAGED';
 }
 
@@ -19,7 +20,7 @@ export type RoutingProblem = 'NO_USABLE_CONNECTION' | 'MODEL_NOT_PRICED' | Cover
  * the run. When none is left, the reason why.
  */
 export async function routeRun(
-  db: Kysely<any>,
+  db: Db | Trx,
   deps: { dialect: SqlDialect; providers: Providers; billing: BillingService },
   run: { accountId: string; model: CatalogueModel; connectionMode: string; byokOnly: boolean; estimate: number; exclude: ReadonlySet<string>; now: number },
 ): Promise<{ routes: Route[]; problem?: RoutingProblem; managedProblem?: RoutingProblem }> {

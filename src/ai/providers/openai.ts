@@ -36,7 +36,8 @@ export function openAiAdapter(opts: { provider: Provider; baseURL: string; manag
             model: request.model,
             prompt: request.user,
             n: 1,
-            size: `${width}x${height}` as never,
+            // The SDK lists the sizes it knows; the model's own limits decide (the provider refuses others).
+            size: `${width}x${height}` as OpenAI.Images.ImageGenerateParams['size'],
             ...(request.image?.quality && { quality: request.image.quality }),
           });
           const b64 = answer.data?.[0]?.b64_json;
