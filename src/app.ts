@@ -3,21 +3,19 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { Config } from './config.js';
-import { accountResource } from './accounts/account.resource.js';
+import { accountNames, accountResource } from './accounts/index.js';
+import { insertCreatorMembership, lockMembershipsOfAccounts, makeAdministrator, membershipsOfUser } from './access/index.js';
 import { previewOrigins, registerAdminApp } from './admin-app/admin-app.js';
-import { projectResource } from './projects/project.resource.js';
+import { projectResource } from './projects/index.js';
 import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
 import { areas as platformAreas } from './areas.js';
 import type { Area, AreaDeps, Reference, SurfaceDeps } from './platform/area.js';
 import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
-import { createUserService } from './users/user.service.js';
-import { registerUserRoutes } from './users/user.routes.js';
-import { profileResource, userResource } from './users/user.resource.js';
-import { createSignupService } from './signup/signup.service.js';
-import { registerSignupRoutes } from './signup/signup.routes.js';
-import { registerOperationRoutes } from './operations/operation.routes.js';
+import { createUserService, profileResource, registerUserRoutes, userResource } from './users/index.js';
+import { createSignupService, exchangeSignupHandoff, registerSignupRoutes } from './signup/index.js';
+import { registerOperationRoutes } from './operations/index.js';
 import type { Database } from './platform/db/database.js';
 import { createAccessService, type AccessRoot } from './platform/auth/access.js';
 import { createTokenService } from './platform/auth/tokens.js';
@@ -229,7 +227,16 @@ export async function buildApp(opts: {
     return referencesByTarget.get(target) ?? [];
   }
   // No onMembershipChanged: the membership cache is invalidated by triggers (src/platform/cache-invalidation.ts).
-  const users = createUserService({ database, tokens, mail, limits, logger: app.log, services });
+  const users = createUserService({
+    database,
+    tokens,
+    mail,
+    limits,
+    logger: app.log,
+    services,
+    deletion: { membershipsOfUser, lockMembershipsOfAccounts, makeAdministrator, accountNames },
+    exchangeSignupHandoff,
+  });
   const deps: AreaDeps = {
     config,
     database,
@@ -246,6 +253,8 @@ export async function buildApp(opts: {
     referencesTo,
   };
   const onAccountCreate = async (ctx: WriteContext, row: Row) => {
+    // The creator becomes the new account's administrator first (the access area's table).
+    await insertCreatorMembership(ctx.trx, row.id, ctx.caller.userId, ctx.now);
     for (const area of areas) await area.onAccountCreate?.(ctx, row, deps);
   };
   const declarations = [

@@ -11,7 +11,7 @@ import { customersArea } from './customers/customers.area.js';
 import { aiArea } from './ai/ai.area.js';
 import { aiBillingArea } from './ai-billing/ai-billing.area.js';
 import { blogArea } from './blog/blog.area.js';
-import { accessArea } from './access/access.area.js';
+import { accessArea } from './access/index.js';
 import { editorialArea } from './editorial/editorial.area.js';
 import { analyticsArea } from './analytics/analytics.area.js';
 import { dashboardArea } from './dashboard/dashboard.area.js';

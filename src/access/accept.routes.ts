@@ -8,16 +8,8 @@ import { Reply, routeSchema } from '../platform/http/components.js';
 import { checkedFirst } from '../platform/http/route-context.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
-import {
-  accountRoleExists,
-  emailOfUser,
-  insertMembership,
-  invitationByTokenHash,
-  isMember,
-  markInvitationAccepted,
-  userByEmail,
-  websitesOf,
-} from './access.repo.js';
+import { emailOfUser, userByEmail } from '../users/index.js';
+import { accountRoleExists, insertMembership, invitationByTokenHash, isMember, markInvitationAccepted, websitesOf } from './access.repo.js';
 import { parseRole, roleColumns } from './grants.js';
 import { stateOf } from './invitation.resource.js';
 

@@ -1,9 +1,9 @@
-import type { Transaction } from 'kysely';
 import type { Mailer } from '../platform/mail/mailer.js';
 import type { AccessScope } from '../platform/auth/context.js';
 import type { Grant } from '../platform/auth/rights.js';
 import { randomToken, tokenHash } from '../platform/crypto.js';
 import type { SqlDialect } from '../platform/db/database.js';
+import type { Trx } from '../platform/db/schema.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { Limiter } from '../platform/limits/limits.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
@@ -75,7 +75,7 @@ export const invitationResource = (deps: { dialect: SqlDialect; mail: Mailer; li
     ctx.afterCommit(() => mail.wake());
   }
 
-  async function mailNames(trx: Transaction<any>, row: Row, inviterId: string) {
+  async function mailNames(trx: Trx, row: Row, inviterId: string) {
     const ref = refOfName(row);
     const names = await invitationMailNames(trx, row.account_id, inviterId, ref.kind === 'account_role' ? ref.id : undefined);
     const role = ref.kind === 'built_in' ? ref.role[0].toUpperCase() + ref.role.slice(1) : (names.accountRole ?? ref.id);

@@ -4,7 +4,8 @@ import type { ResourceService } from '../platform/resource/engine.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument, PermissionDenied } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { accountRoleGrants, countAdministrators, lockAccountRole, lockAdministrators, usersById } from './access.repo.js';
+import { usersById } from '../users/index.js';
+import { accountRoleGrants, countAdministrators, lockAccountRole, lockAdministrators } from './access.repo.js';
 import { MEMBERS_RIGHTS } from './account-role.resource.js';
 import { builtInGrants, checkGrants, checkNotMoreThanHeld, GRANT_SCHEMA, grantsField, MAX_GRANTS, parseRole, roleColumns, roleName, type RoleRef } from './grants.js';
 

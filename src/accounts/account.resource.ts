@@ -1,6 +1,7 @@
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import { accountHasProjects } from '../projects/index.js';
 
 /**
  * Accounts: the tenant. Listing shows the caller's memberships; the creator becomes its
@@ -25,16 +26,12 @@ export const accountResource = (onCreate: (ctx: WriteContext, row: Row) => Promi
   rights: { read: read('account'), write: write('account') },
   hooks: {
     async afterCreate(ctx, row) {
-      await ctx.trx
-        .insertInto('memberships')
-        .values({ account_id: row.id, id: ctx.caller.userId, user_id: ctx.caller.userId, role: 'administrator', create_time: ctx.now, update_time: ctx.now })
-        .execute();
+      // The creator's administrator membership is the access area's (`onAccountCreate` in app.ts runs it first).
       await onCreate(ctx, row);
     },
     async beforeDelete(ctx, row, force) {
       if (force) return;
-      const project = await ctx.trx.selectFrom('projects').select('id').where('account_id', '=', row.id).limit(1).executeTakeFirst();
-      if (project) throw new FailedPrecondition('ACCOUNT_NOT_EMPTY', 'the account still has projects; delete them first or pass force=true');
+      if (await accountHasProjects(ctx.trx, row.id)) throw new FailedPrecondition('ACCOUNT_NOT_EMPTY', 'the account still has projects; delete them first or pass force=true');
     },
   },
 });

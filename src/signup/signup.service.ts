@@ -5,7 +5,10 @@ import { randomToken, tokenHash, type SecretBox } from '../platform/crypto.js';
 import { AlreadyExists, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
 import type { Operations, OperationResource } from '../platform/jobs/operations.js';
 import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
-import { normaliseEmail, toUserResource, type UserService } from '../users/user.service.js';
+import { storedIdempotentResult, storeIdempotentResult } from '../platform/resource/idempotency.js';
+import { operationScope } from '../operations/index.js';
+import { normaliseEmail, toUserResource, type UserService } from '../users/index.js';
+import { insertSignupHandoff, signupHandoffByTokenHash } from './signup.repo.js';
 
 export interface SignUpInput {
   email: string;
@@ -43,7 +46,7 @@ export function createSignupService(deps: {
   }
 
   async function replay(requestId: string): Promise<Record<string, unknown> | undefined> {
-    const row = await db.selectFrom('idempotency_keys').select('result').where('scope', '=', 'signup').where('request_id', '=', requestId).executeTakeFirst();
+    const row = await storedIdempotentResult(db, 'signup', requestId);
     if (!row) return undefined;
     const stored = dialect.readJson<Record<string, unknown>>(row.result);
     return { ...stored, signup_token: deps.secrets.open(stored.signup_token as string) };
@@ -78,22 +81,16 @@ export function createSignupService(deps: {
             default_language: input.default_language,
           });
           const operationId = String(website.operation).split('/').pop()!;
-          await trx
-            .insertInto('signup_handoffs')
-            .values({ token_hash: tokenHash(signupToken), user_id: user.id, operation_id: operationId, expire_time: now + HANDOFF_LIFETIME_MS, create_time: now })
-            .execute();
+          await insertSignupHandoff(trx, { token_hash: tokenHash(signupToken), user_id: user.id, operation_id: operationId, expire_time: now + HANDOFF_LIFETIME_MS, create_time: now });
           const answer = { ...toUserResource(user), account_id: account.id, signup_token: signupToken, operation: website.operation };
           if (input.request_id) {
-            await trx
-              .insertInto('idempotency_keys')
-              .values({
-                scope: 'signup',
-                request_id: input.request_id,
-                // The one-time token is sealed: a database read alone cannot replay it.
-                result: dialect.json({ ...answer, signup_token: deps.secrets.seal(signupToken) }),
-                create_time: now,
-              })
-              .execute();
+            await storeIdempotentResult(trx, {
+              scope: 'signup',
+              requestId: input.request_id,
+              // The one-time token is sealed: a database read alone cannot replay it.
+              result: dialect.json({ ...answer, signup_token: deps.secrets.seal(signupToken) }),
+              now,
+            });
           }
           return answer;
         });
@@ -112,14 +109,12 @@ export function createSignupService(deps: {
 
     /** The provisioning Operation behind a sign-up token (polling works before and after the exchange). */
     async operationOf(signupToken: string, now: number): Promise<OperationResource> {
-      const handoff = await db
-        .selectFrom('signup_handoffs')
-        .innerJoin('operations', 'operations.id', 'signup_handoffs.operation_id')
-        .select(['operations.id', 'operations.account_id', 'operations.website_id', 'signup_handoffs.expire_time'])
-        .where('signup_handoffs.token_hash', '=', tokenHash(signupToken))
-        .executeTakeFirst();
+      // The handoff, then its Operation's scope through the operations area (the table is not this area's to join).
+      const handoff = await signupHandoffByTokenHash(db, tokenHash(signupToken));
       if (!handoff || Number(handoff.expire_time) <= now) throw new NotFound('operation');
-      return deps.operations.get(handoff.id, { accountId: handoff.account_id, websiteId: handoff.website_id ?? undefined });
+      const operation = await operationScope(db, handoff.operation_id);
+      if (!operation) throw new NotFound('operation');
+      return deps.operations.get(handoff.operation_id, { accountId: operation.account_id, websiteId: operation.website_id ?? undefined });
     },
 
     normaliseEmail,

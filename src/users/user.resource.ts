@@ -4,6 +4,7 @@ import { Aborted, InvalidArgument, type FieldViolation } from '../platform/error
 import type { CustomCall, ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { etagMatches, type ResourceService } from '../platform/resource/engine.js';
 import type { AccountAction, UserService } from './user.service.js';
+import { setDisplayName } from './users.repo.js';
 
 /** The answer of calls that return nothing (AIP: `google.protobuf.Empty`). */
 export const EMPTY_SCHEMA = { type: 'object', properties: {}, $id: 'Empty', description: 'No fields.' } as const;
@@ -166,11 +167,7 @@ export function profileResource(deps: { users: UserService; services: Record<str
         }
         if (violations.length) throw new InvalidArgument(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
         if (next.display_name !== previous.display_name) {
-          await ctx.trx
-            .updateTable('users')
-            .set((eb) => ({ display_name: next.display_name, revision: eb('revision', '+', 1), update_time: ctx.now }))
-            .where('id', '=', next.id)
-            .execute();
+          await setDisplayName(ctx.trx, next.id, next.display_name, ctx.now);
         }
       },
     },

@@ -1,18 +1,21 @@
-import type { Kysely } from 'kysely';
+import type { Selectable } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RequestContext } from '../platform/auth/context.js';
 import type { TokenService } from '../platform/auth/tokens.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../platform/auth/passwords.js';
 import { randomToken, settleNoSoonerThan, tokenHash } from '../platform/crypto.js';
-import type { Database } from '../platform/db/database.js';
+import type { Database, SqlDialect } from '../platform/db/database.js';
+import type { DB, Db, Trx } from '../platform/db/schema.js';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, ResourceExhausted, Unauthenticated } from '../platform/errors.js';
 import type { Limits } from '../platform/limits/limits.js';
 import type { Mailer } from '../platform/mail/mailer.js';
 import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
 import { newId } from '../platform/resource/ids.js';
+import * as repo from './users.repo.js';
+import type { TokenPurpose } from './users.repo.js';
 
 /** The user resource as the sign-up answer shows it. Passwords and sessions never leave this module. */
-export function toUserResource(row: Record<string, any>) {
+export function toUserResource(row: Pick<Selectable<DB['users']>, 'id' | 'email' | 'display_name' | 'create_time' | 'update_time'>) {
   return {
     name: `users/${row.id}`,
     id: row.id,
@@ -54,7 +57,7 @@ export const EMAIL_CHANGE_LIFETIME_MS = 24 * 3600_000;
 export const RESET_PASSWORD_PATH = '/reset-password';
 export const CONFIRM_EMAIL_PATH = '/confirm-email';
 
-export type TokenPurpose = 'PASSWORD_RESET' | 'EMAIL_CHANGE';
+export type { TokenPurpose };
 
 /** One error for every token that does not work (unknown, tampered, expired, used): nothing to tell them apart. */
 const badToken = () => InvalidArgument.field('token', 'is unknown, expired or already used');
@@ -72,6 +75,21 @@ export function normaliseEmail(email: string): string {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * What deleting a user reads and writes of the access and accounts areas. Those areas import users,
+ * so users cannot import them: app.ts passes their functions (from their index.ts).
+ */
+export interface UserDeletionPorts {
+  /** The user's memberships (account and role), in account order. */
+  membershipsOfUser(trx: Trx, userId: string): Promise<Array<{ account_id: string; role: string }>>;
+  /** Every membership of the accounts, locked until the transaction ends, in account then user order. */
+  lockMembershipsOfAccounts(trx: Trx, dialect: SqlDialect, accountIds: readonly string[]): Promise<Array<{ account_id: string; user_id: string; role: string }>>;
+  /** Makes a member administrator of the whole account (no account role, no website limit). */
+  makeAdministrator(trx: Trx, dialect: SqlDialect, accountId: string, userId: string, now: number): Promise<void>;
+  /** Id and display name of accounts, in id order. */
+  accountNames(trx: Trx, accountIds: readonly string[]): Promise<Array<{ id: string; display_name: string }>>;
+}
+
 /** Sign-in, sessions, the password lifecycle, email change and account deletion. */
 export function createUserService(deps: {
   database: Database;
@@ -82,6 +100,10 @@ export function createUserService(deps: {
   logger: FastifyBaseLogger;
   /** Read when a request runs (filled once every resource is declared). */
   services: Record<string, ResourceService>;
+  /** The access and accounts areas' part of deleting a user. */
+  deletion: UserDeletionPorts;
+  /** `users:exchange_handoff`: marks the sign-up handoff of a token hash exchanged once (signup area, through app.ts), its user, or undefined. */
+  exchangeSignupHandoff: (db: Db, tokenHash: string, now: number) => Promise<{ user_id: string } | undefined>;
   /** A membership changed (TRANSFER): caches of this process forget it. */
   onMembershipChanged?: (accountId: string, userId: string) => void;
 }) {
@@ -105,8 +127,8 @@ export function createUserService(deps: {
     const sessionId = newId(now);
     const { token, expireMs } = await deps.tokens.issue({ userId, sessionId }, now);
     await db.transaction().execute(async (trx) => {
-      await trx.deleteFrom('user_sessions').where('user_id', '=', userId).where('expire_time', '<', now).execute();
-      await trx.insertInto('user_sessions').values({ id: sessionId, user_id: userId, expire_time: expireMs, create_time: now }).execute();
+      await repo.deleteExpiredSessions(trx, userId, now);
+      await repo.insertSession(trx, { id: sessionId, user_id: userId, expire_time: expireMs, create_time: now });
     });
     return { token, expire_time: iso(expireMs) };
   }
@@ -118,12 +140,12 @@ export function createUserService(deps: {
   async function checkCurrentPassword(userId: string, password: string, now: number) {
     const key = `user:${userId}`;
     await spendGuess(key, now, 'too many wrong passwords; try again later');
-    const user = await db.selectFrom('users').select(['id', 'email', 'password_hash']).where('id', '=', userId).executeTakeFirst();
+    const user = await repo.credentialsById(db, userId);
     if (!user || !(await verifyPassword(user.password_hash, password))) {
       throw InvalidArgument.field('current_password', 'is not the current password');
     }
     await guessesByUser.reset(key);
-    return user as { id: string; email: string; password_hash: string };
+    return user;
   }
 
   function checkNewPassword(password: string): void {
@@ -132,49 +154,32 @@ export function createUserService(deps: {
   }
 
   /** Claims a one-time token (single use even under concurrent calls: the UPDATE decides), or throws. */
-  async function claimToken(trx: Kysely<any>, token: string, purpose: TokenPurpose, now: number) {
+  async function claimToken(trx: Trx, token: string, purpose: TokenPurpose, now: number) {
     if (!token) throw badToken();
-    const claimed = await trx
-      .updateTable('user_tokens')
-      .set({ use_time: now })
-      .where('token_hash', '=', tokenHash(token))
-      .where('purpose', '=', purpose)
-      .where('use_time', 'is', null)
-      .where('expire_time', '>', now)
-      .returning(['id', 'user_id', 'new_email'])
-      .executeTakeFirst();
+    const claimed = await repo.claimToken(trx, tokenHash(token), purpose, now);
     if (!claimed) throw badToken();
-    return claimed as { id: string; user_id: string; new_email: string | null };
+    return claimed;
   }
 
   /** A new one-time token for `userId`; earlier unused ones of the same purpose stop working. */
-  async function mintToken(trx: Kysely<any>, userId: string, purpose: TokenPurpose, lifetimeMs: number, now: number, newEmail?: string) {
-    await trx.deleteFrom('user_tokens').where('user_id', '=', userId).where('purpose', '=', purpose).execute();
+  async function mintToken(trx: Trx, userId: string, purpose: TokenPurpose, lifetimeMs: number, now: number, newEmail?: string) {
+    await repo.deleteTokens(trx, userId, purpose);
     const token = randomToken();
-    await trx
-      .insertInto('user_tokens')
-      .values({ id: newId(now), user_id: userId, purpose, token_hash: tokenHash(token), new_email: newEmail ?? null, expire_time: now + lifetimeMs, use_time: null, create_time: now })
-      .execute();
+    await repo.insertToken(trx, { id: newId(now), user_id: userId, purpose, token_hash: tokenHash(token), new_email: newEmail ?? null, expire_time: now + lifetimeMs, use_time: null, create_time: now });
     return { token, expireMs: now + lifetimeMs };
   }
 
   /** Writes the new password hash; ends the user's sessions but `keepSession`, and outstanding reset tokens. */
-  async function setPassword(trx: Kysely<any>, user: { id: string; email: string }, passwordHash: string, keepSession: string | undefined, now: number) {
-    await trx
-      .updateTable('users')
-      .set((eb) => ({ password_hash: passwordHash, token_version: eb('token_version', '+', 1), revision: eb('revision', '+', 1), update_time: now }))
-      .where('id', '=', user.id)
-      .execute();
-    let ending = trx.deleteFrom('user_sessions').where('user_id', '=', user.id);
-    if (keepSession) ending = ending.where('id', '!=', keepSession);
-    await ending.execute();
-    await trx.deleteFrom('user_tokens').where('user_id', '=', user.id).where('purpose', '=', 'PASSWORD_RESET').execute();
+  async function setPassword(trx: Trx, user: { id: string; email: string }, passwordHash: string, keepSession: string | undefined, now: number) {
+    await repo.setPasswordHash(trx, user.id, passwordHash, now);
+    await repo.deleteSessions(trx, user.id, keepSession);
+    await repo.deleteTokens(trx, user.id, 'PASSWORD_RESET');
     await deps.mail.enqueue(trx, { to: user.email, template: 'password_changed', data: { change_time: iso(now) } });
   }
 
   return {
     /** Inserts a user and their profile (inside the caller's transaction); the email must be free. */
-    async insertUser(trx: Kysely<any>, input: { email: string; password: string; display_name?: string }, now: number) {
+    async insertUser(trx: Trx, input: { email: string; password: string; display_name?: string }, now: number) {
       const row = {
         id: newId(now),
         email: normaliseEmail(input.email),
@@ -185,16 +190,12 @@ export function createUserService(deps: {
         create_time: now,
         update_time: now,
       };
-      await trx.insertInto('users').values(row).execute();
-      await trx
-        .insertInto('user_profiles')
-        .values({ id: row.id, display_name: row.display_name, revision: 1, create_time: now, update_time: now })
-        .execute();
+      await repo.insertUserWithProfile(trx, row, now);
       return row;
     },
 
     async emailTaken(email: string): Promise<boolean> {
-      const row = await db.selectFrom('users').select('id').where('email', '=', normaliseEmail(email)).executeTakeFirst();
+      const row = await repo.userIdByEmail(db, normaliseEmail(email));
       return row !== undefined;
     },
 
@@ -207,7 +208,7 @@ export function createUserService(deps: {
       const byAddress = await failuresByAddress.check(address, now);
       if (byAddress.limited) throw new ResourceExhausted(message, byAddress.retryAfterSeconds);
       const typed = normaliseEmail(email);
-      const user = await db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', typed).executeTakeFirst();
+      const user = await repo.credentialsByEmail(db, typed);
       // The user's budget, the one wrong current passwords spend too; an unknown address has its own.
       const key = user ? `user:${user.id}` : `email:${typed}`;
       await spendGuess(key, now, message);
@@ -224,14 +225,7 @@ export function createUserService(deps: {
     async exchangeHandoff(signupToken: string, now: number): Promise<IssuedToken> {
       if (!signupToken) throw InvalidArgument.field('signup_token', 'is required');
       const hash = tokenHash(signupToken);
-      const result = await db
-        .updateTable('signup_handoffs')
-        .set({ exchange_time: now })
-        .where('token_hash', '=', hash)
-        .where('exchange_time', 'is', null)
-        .where('expire_time', '>', now)
-        .returning('user_id')
-        .executeTakeFirst();
+      const result = await deps.exchangeSignupHandoff(db, hash, now);
       if (!result) throw new Unauthenticated('signup_token is unknown, expired or already used');
       return startSession(result.user_id, now);
     },
@@ -241,17 +235,17 @@ export function createUserService(deps: {
       const sessionId = ctx.caller.sessionId;
       if (!sessionId) throw new Unauthenticated('the session of this token has ended');
       const { token, expireMs } = await deps.tokens.issue({ userId: ctx.caller.userId, sessionId }, ctx.now);
-      const moved = await db.updateTable('user_sessions').set({ expire_time: expireMs }).where('id', '=', sessionId).where('user_id', '=', ctx.caller.userId).executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) throw new Unauthenticated('the session of this token has ended');
+      const moved = await repo.extendSession(db, sessionId, ctx.caller.userId, expireMs);
+      if (!moved) throw new Unauthenticated('the session of this token has ended');
       return { token, expire_time: iso(expireMs) };
     },
 
     /** `users:sign_out_everywhere`: every session of the user ends, on every process at once. */
     async signOutEverywhere(userId: string): Promise<void> {
       await db.transaction().execute(async (trx) => {
-        await trx.deleteFrom('user_sessions').where('user_id', '=', userId).execute();
+        await repo.deleteSessions(trx, userId);
         // Tokens from before sessions (`ver` only) end too.
-        await trx.updateTable('users').set((eb) => ({ token_version: eb('token_version', '+', 1) })).where('id', '=', userId).execute();
+        await repo.bumpTokenVersion(trx, userId);
       });
     },
 
@@ -274,7 +268,7 @@ export function createUserService(deps: {
         if (limiter.limited) throw new ResourceExhausted('too many password reset requests; try again later', limiter.retryAfterSeconds);
       }
       await settleNoSoonerThan(RESET_ANSWER_MS, async () => {
-        const user = await db.selectFrom('users').select(['id', 'email']).where('email', '=', key).executeTakeFirst();
+        const user = await repo.userAddressByEmail(db, key);
         if (user) {
           await db.transaction().execute(async (trx) => {
             const { token, expireMs } = await mintToken(trx, user.id, 'PASSWORD_RESET', PASSWORD_RESET_LIFETIME_MS, now);
@@ -299,7 +293,7 @@ export function createUserService(deps: {
       const passwordHash = await hashPassword(newPassword);
       await db.transaction().execute(async (trx) => {
         const claimed = await claimToken(trx, token, 'PASSWORD_RESET', now);
-        const user = await trx.selectFrom('users').select(['id', 'email']).where('id', '=', claimed.user_id).executeTakeFirst();
+        const user = await repo.userAddressById(trx, claimed.user_id);
         if (!user) throw badToken();
         await setPassword(trx, user, passwordHash, undefined, now);
       });
@@ -311,7 +305,7 @@ export function createUserService(deps: {
       const newEmail = normaliseEmail(body.new_email);
       const user = await checkCurrentPassword(ctx.caller.userId, body.current_password, ctx.now);
       if (newEmail === user.email) throw InvalidArgument.field('new_email', 'is already the address of this user');
-      const taken = await db.selectFrom('users').select('id').where('email', '=', newEmail).executeTakeFirst();
+      const taken = await repo.userIdByEmail(db, newEmail);
       if (taken) throw new AlreadyExists('new_email: another user signs in with this address', 'new_email');
       await db.transaction().execute(async (trx) => {
         const { token, expireMs } = await mintToken(trx, user.id, 'EMAIL_CHANGE', EMAIL_CHANGE_LIFETIME_MS, ctx.now, newEmail);
@@ -331,15 +325,11 @@ export function createUserService(deps: {
         await db.transaction().execute(async (trx) => {
           const claimed = await claimToken(trx, token, 'EMAIL_CHANGE', now);
           const newEmail = claimed.new_email!;
-          const taken = await trx.selectFrom('users').select('id').where('email', '=', newEmail).executeTakeFirst();
+          const taken = await repo.userIdByEmail(trx, newEmail);
           if (taken) throw new AlreadyExists('new_email: another user signs in with this address now', 'new_email');
-          await trx
-            .updateTable('users')
-            .set((eb) => ({ email: newEmail, revision: eb('revision', '+', 1), update_time: now }))
-            .where('id', '=', claimed.user_id)
-            .execute();
+          await repo.setEmail(trx, claimed.user_id, newEmail, now);
           // Reset links went to the old address: they stop working.
-          await trx.deleteFrom('user_tokens').where('user_id', '=', claimed.user_id).where('purpose', '=', 'PASSWORD_RESET').execute();
+          await repo.deleteTokens(trx, claimed.user_id, 'PASSWORD_RESET');
         });
       } catch (err) {
         if (dialect.isUniqueViolation(err)) throw new AlreadyExists('new_email: another user signs in with this address now', 'new_email');
@@ -359,8 +349,8 @@ export function createUserService(deps: {
       const actions = body.account_actions ?? [];
       const afterCommit: TransactionScope['afterCommit'] = [];
       await db.transaction().execute(async (trx) => {
-        const mine = await trx.selectFrom('memberships').select(['account_id', 'role']).where('user_id', '=', userId).orderBy('account_id').execute();
-        const administered = mine.filter((m) => m.role === 'administrator').map((m) => m.account_id as string);
+        const mine = await deps.deletion.membershipsOfUser(trx, userId);
+        const administered = mine.filter((m) => m.role === 'administrator').map((m) => m.account_id);
 
         // Each action names an account the caller administers, at most once.
         const byAccount = new Map<string, { action: AccountAction; index: number }>();
@@ -381,18 +371,7 @@ export function createUserService(deps: {
 
         // Every membership of the administered accounts, locked (in account order): a concurrent
         // demotion, removal or deletion of the other administrator waits, and this sees its outcome.
-        const members = administered.length
-          ? await dialect
-              .forUpdate(
-                trx
-                  .selectFrom('memberships')
-                  .select(['account_id', 'user_id', 'role'])
-                  .where('account_id', 'in', administered)
-                  .orderBy('account_id')
-                  .orderBy('user_id'),
-              )
-              .execute()
-          : [];
+        const members = administered.length ? await deps.deletion.lockMembershipsOfAccounts(trx, dialect, administered) : [];
         const blocked: string[] = [];
         const deletions: string[] = [];
         const transfers: Array<{ accountId: string; userId: string }> = [];
@@ -410,7 +389,7 @@ export function createUserService(deps: {
           else if (!others.some((m) => m.role === 'administrator')) blocked.push(accountId);
         }
         if (blocked.length) {
-          const names = await trx.selectFrom('accounts').select(['id', 'display_name']).where('id', 'in', blocked).orderBy('id').execute();
+          const names = await deps.deletion.accountNames(trx, blocked);
           const listed = names.map((a) => `accounts/${a.id} (${a.display_name})`).join(', ');
           throw new FailedPrecondition(
             'LAST_ADMINISTRATOR',
@@ -419,12 +398,7 @@ export function createUserService(deps: {
         }
         for (const t of transfers) {
           // An administrator holds the whole account: no account role, no website limit (access area).
-          await trx
-            .updateTable('memberships')
-            .set((eb) => ({ role: 'administrator', account_role_id: null, website_ids: dialect.json([]), revision: eb('revision', '+', 1), update_time: ctx.now }))
-            .where('account_id', '=', t.accountId)
-            .where('user_id', '=', t.userId)
-            .execute();
+          await deps.deletion.makeAdministrator(trx, dialect, t.accountId, t.userId, ctx.now);
           afterCommit.push(() => deps.onMembershipChanged?.(t.accountId, t.userId));
         }
         const tx: TransactionScope = { trx, afterCommit };
@@ -433,7 +407,7 @@ export function createUserService(deps: {
           await deps.services.accounts.remove(inAccount, tx, { account_id: accountId }, { force: true });
         }
         // Memberships, sessions, one-time tokens and the profile go with the row (foreign keys cascade).
-        await trx.deleteFrom('users').where('id', '=', userId).execute();
+        await repo.deleteUser(trx, userId);
         for (const m of mine) afterCommit.push(() => deps.onMembershipChanged?.(m.account_id, userId));
       });
       for (const fn of afterCommit) await fn();

@@ -1,0 +1,11 @@
+import type { Db, Trx } from '../platform/db/schema.js';
+
+/**
+ * SQL of the operations area beyond the platform's queue (src/platform/jobs/operations.ts writes and
+ * claims the rows; this reads what other areas need to find one).
+ */
+
+/** The account and website an Operation belongs to, if it exists (the scope `Operations.get` checks). */
+export async function operationScope(db: Db | Trx, operationId: string): Promise<{ account_id: string; website_id: string | null } | undefined> {
+  return db.selectFrom('operations').select(['account_id', 'website_id']).where('id', '=', operationId).executeTakeFirst();
+}
