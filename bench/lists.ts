@@ -34,7 +34,7 @@ import { openDatabase } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import type { ResourceDecl } from '../src/platform/resource/declaration.js';
 import { fillFromParams, templateParams } from '../src/platform/resource/paths.js';
-import { MAX_VIEWS_PER_WEBSITE } from '../src/views/view.resource.js';
+import { MAX_VIEWS_PER_WEBSITE } from '../src/views/index.js';
 import { createAccount, TENANT, waitForOperation } from './api.js';
 import type { LoadResult } from './load.js';
 import { countLabel, type CaseRow, type Target } from './report.js';

@@ -1,12 +1,12 @@
-import type { Kysely } from 'kysely';
 import type { Reference } from '../platform/area.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
-import type { FieldDecl, ResourceDecl, Row } from '../platform/resource/declaration.js';
+import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { idListReference, visibleViewIdsField, visibleViewsReference } from './cms.service.js';
 import { PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { sanitizeFields } from './content-html.js';
+import { deletePageGroupMembers, deletePageGroupMembersOfView, insertPageGroupMembers } from './cms.repo.js';
 
 /** Customer groups one version can name. */
 const MAX_GROUPS_PER_VERSION = 100;
@@ -22,8 +22,8 @@ function checkSomeGroup(dialect: SqlDialect, row: Row): void {
  * Rewrites the membership rows `:resolve` reads (one per customer group and view, `''` for every
  * view); an inactive version has none.
  */
-async function writeMembers(trx: Kysely<any>, dialect: SqlDialect, row: Row): Promise<void> {
-  await trx.deleteFrom('cms_page_group_members').where('website_id', '=', row.website_id).where('cms_page_group_id', '=', row.id).execute();
+async function writeMembers(trx: WriteContext['trx'], dialect: SqlDialect, row: Row): Promise<void> {
+  await deletePageGroupMembers(trx, row.website_id, row.id);
   const active = row.is_active === true || row.is_active === 1;
   if (!active) return;
   const groups = dialect.readJson<string[]>(row.customer_group_ids) ?? [];
@@ -39,7 +39,7 @@ async function writeMembers(trx: Kysely<any>, dialect: SqlDialect, row: Row): Pr
       create_time: Number(row.create_time),
     })),
   );
-  if (values.length) await trx.insertInto('cms_page_group_members').values(values).execute();
+  if (values.length) await insertPageGroupMembers(trx, values);
 }
 
 /** A view deleted with `force` leaves the versions' lists (as for pages) and their membership rows. */
@@ -51,7 +51,7 @@ export function pageGroupViewReference(dialect: SqlDialect): Reference {
     count: lists.count,
     async detach(db, websiteId, viewId, now) {
       await lists.detach(db, websiteId, viewId, now);
-      await db.deleteFrom('cms_page_group_members').where('website_id', '=', websiteId).where('view_id', '=', viewId).execute();
+      await deletePageGroupMembersOfView(db, websiteId, viewId);
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
@@ -35,7 +36,7 @@ export const RICH_TEXT = ['content'] as const;
  * CMS pages: `websites/{w}/cms_pages/{p}`. `url_key` is unique per website and view scope;
  * `content` is sanitised on write; `:resolve` reads the page as a view and a customer group see it.
  */
-export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResolver }): ResourceDecl {
+export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResolver; references: () => Reference[] }): ResourceDecl {
   const { dialect } = deps;
   return {
     collection: 'cms_pages',
@@ -90,13 +91,9 @@ export function cmsPageResource(deps: { dialect: SqlDialect; resolver: PageResol
       },
       async beforeDelete(ctx, row, force) {
         if (force) return;
-        const linked = await ctx.trx
-          .selectFrom('navigation_items')
-          .select('id')
-          .where('website_id', '=', row.website_id)
-          .where('cms_page_id', '=', row.id)
-          .limit(1)
-          .executeTakeFirst();
+        // The one reference to pages is navigation's items (`navigation.area.ts`); they go with the page by foreign-key cascade.
+        let linked = false;
+        for (const reference of deps.references()) if ((await reference.count(ctx.trx, row.website_id, row.id)) > 0) linked = true;
         if (linked) {
           throw new FailedPrecondition('PAGE_IN_NAVIGATION', 'navigation items link to this page; pass force=true to delete it with those items (and their sub-items)');
         }

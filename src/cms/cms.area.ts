@@ -5,6 +5,7 @@ import { cmsPageGroupResource, pageGroupCustomerGroupReference, pageGroupViewRef
 import { cmsPageResource, PAGE_CONTENT_FIELDS, RICH_TEXT } from './cms-page.resource.js';
 import { overlayReference, visibleViewsReference } from './cms.service.js';
 import { overlayResource } from './overlay.js';
+import { insertHomePageOnce } from './cms.repo.js';
 import { cmsResolvers, cmsSite } from './cms.site.js';
 
 /** Id of the home page every website gets at provisioning (ids are unique per website). */
@@ -15,29 +16,25 @@ export const homePageStep = (dialect: SqlDialect): ProvisioningStep => ({
   name: 'CREATE_HOME_PAGE',
   async run(db, website) {
     const now = Date.now();
-    await db
-      .insertInto('cms_pages')
-      .values({
-        id: HOME_PAGE_ID,
-        account_id: website.account_id,
-        website_id: website.id,
-        title: 'Home',
-        url_key: 'home',
-        is_active: dialect.bool(true),
-        content_heading: website.display_name,
-        content: `<p>Welcome to ${escapeHtml(website.display_name)}.</p>`,
-        meta_title: website.display_name,
-        meta_description: null,
-        meta_keywords: null,
-        meta_robots: 'INDEX_FOLLOW',
-        visible_view_ids: dialect.json([]),
-        revision: 1,
-        create_time: now,
-        update_time: now,
-      })
-      // Re-run after a crash: the page is already there.
-      .onConflict((oc) => oc.columns(['website_id', 'id']).doNothing())
-      .execute();
+    // Re-run after a crash: the page is already there.
+    await insertHomePageOnce(db, {
+      id: HOME_PAGE_ID,
+      account_id: website.account_id,
+      website_id: website.id,
+      title: 'Home',
+      url_key: 'home',
+      is_active: dialect.bool(true),
+      content_heading: website.display_name,
+      content: `<p>Welcome to ${escapeHtml(website.display_name)}.</p>`,
+      meta_title: website.display_name,
+      meta_description: null,
+      meta_keywords: null,
+      meta_robots: 'INDEX_FOLLOW',
+      visible_view_ids: dialect.json([]),
+      revision: 1,
+      create_time: now,
+      update_time: now,
+    });
   },
 });
 
@@ -53,7 +50,7 @@ export const cmsArea: Area = {
     // The resolvers the rendered site reads through too (cms.site.ts): one resolution, one set of prepared queries.
     const { pages: pageResolver, blocks: blockResolver } = cmsResolvers(deps.database);
     return [
-      cmsPageResource({ dialect, resolver: pageResolver }),
+      cmsPageResource({ dialect, resolver: pageResolver, references: () => deps.referencesTo('cms_pages') }),
       overlayResource({
         singular: 'CmsPageView',
         table: 'cms_page_views',

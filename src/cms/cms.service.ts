@@ -3,6 +3,8 @@ import type { Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { AlreadyExists, NotFound } from '../platform/errors.js';
 import type { FieldDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import { isViewOf } from '../views/index.js';
+import { countOverlaysOfView, countRowsListing, deleteOverlaysOfView, removeFromLists, rowsWithUrlKey, switchOffRowsListingOnly } from './content.repo.js';
 
 /** Most views a `visible_view_ids` list can name (a website has at most 50 views). */
 export const MAX_VISIBLE_VIEWS = 50;
@@ -23,8 +25,7 @@ export const visibleViewIdsField = (what: string): FieldDecl => ({
 
 /** The view an overlay (id = view id) overlays must be a view of the overlaid resource's website. */
 export async function checkOverlaidView(ctx: WriteContext, websiteId: string, viewId: string): Promise<void> {
-  const view = await ctx.trx.selectFrom('views').select('id').where('website_id', '=', websiteId).where('id', '=', viewId).executeTakeFirst();
-  if (!view) throw new NotFound(`view ${viewId}`);
+  if (!(await isViewOf(ctx.trx, websiteId, viewId))) throw new NotFound(`view ${viewId}`);
 }
 
 /**
@@ -35,13 +36,7 @@ export async function checkOverlaidView(ctx: WriteContext, websiteId: string, vi
 export async function checkUrlKeyFree(ctx: WriteContext, dialect: SqlDialect, row: Row, table = 'cms_pages', noun = 'page'): Promise<void> {
   await dialect.lockKey(ctx.trx, `${table}.url_key|${row.website_id}|${row.url_key}`);
   const mine = new Set(dialect.readJson<string[]>(row.visible_view_ids) ?? []);
-  const others = await ctx.trx
-    .selectFrom(table)
-    .select(['id', 'visible_view_ids'])
-    .where('website_id', '=', row.website_id)
-    .where('url_key', '=', row.url_key)
-    .where('id', '!=', row.id)
-    .execute();
+  const others = await rowsWithUrlKey(ctx.trx, table, row.website_id, row.url_key, row.id);
   for (const other of others) {
     const theirs = dialect.readJson<string[]>(other.visible_view_ids) ?? [];
     if (mine.size === 0 || theirs.length === 0 || theirs.some((id) => mine.has(id))) {
@@ -82,31 +77,10 @@ export function idListReference(spec: { table: string; column: string; target: s
   return {
     target: spec.target,
     describe: `${table}.${column}`,
-    async count(db, websiteId, id) {
-      const row = await db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('website_id', '=', websiteId)
-        .where(dialect.arrayHas(column, id))
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
-    },
+    count: (db, websiteId, id) => countRowsListing(db, dialect, table, column, websiteId, id),
     async detach(db, websiteId, id, now) {
-      if (activeColumn) {
-        await db
-          .updateTable(table)
-          .set({ [activeColumn]: dialect.bool(false) })
-          .where('website_id', '=', websiteId)
-          .where(dialect.arrayHas(column, id))
-          .where(dialect.arrayLength(column), '=', 1)
-          .execute();
-      }
-      await db
-        .updateTable(table)
-        .set((eb) => ({ [column]: dialect.arrayWithout(column, id), revision: eb('revision', '+', 1), update_time: now }))
-        .where('website_id', '=', websiteId)
-        .where(dialect.arrayHas(column, id))
-        .execute();
+      if (activeColumn) await switchOffRowsListingOnly(db, dialect, table, column, activeColumn, websiteId, id);
+      await removeFromLists(db, dialect, table, column, websiteId, id, now);
     },
   };
 }
@@ -116,17 +90,7 @@ export function overlayReference(table: string): Reference {
   return {
     target: 'views',
     describe: table,
-    async count(db, websiteId, viewId) {
-      const row = await db
-        .selectFrom(table)
-        .select((eb) => eb.fn.countAll().as('n'))
-        .where('website_id', '=', websiteId)
-        .where('id', '=', viewId)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
-    },
-    async detach(db, websiteId, viewId) {
-      await db.deleteFrom(table).where('website_id', '=', websiteId).where('id', '=', viewId).execute();
-    },
+    count: (db, websiteId, viewId) => countOverlaysOfView(db, table, websiteId, viewId),
+    detach: (db, websiteId, viewId) => deleteOverlaysOfView(db, table, websiteId, viewId),
   };
 }

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import type { AreaDeps, SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../platform/area.js';
 import { TtlCache } from '../platform/cache.js';
 import type { Database } from '../platform/db/database.js';
@@ -6,9 +5,9 @@ import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import { responsiveContentImages } from '../media/media.site.js';
 import { siteHref } from '../platform/site-context.js';
-import { MAX_VIEWS_PER_WEBSITE } from '../views/view.resource.js';
 import { BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
 import { PAGE_CONTENT_FIELDS, URL_KEY_PATTERN } from './cms-page.resource.js';
+import { activePageKeysAfter, blockIdByIdentifierQuery, pageKeyByIdQuery, pageKeysByIds, pageKeysByUrlKeyQuery } from './cms.repo.js';
 import { createResolver, isVisibleIn, type PageResolver, type ResolverSpec } from './resolve.js';
 import { preparedQuery, querySlot as slot } from './view-overlays.js';
 
@@ -106,33 +105,14 @@ export function cmsSiteReader(database: Database): CmsSiteReader {
 }
 
 function createCmsSiteReader(database: Database): CmsSiteReader {
-  const { dialect } = database;
-  const db: Kysely<any> = database.db;
+  const { dialect, db } = database;
   const { pages, blocks } = cmsResolvers(database);
   // Keyed by content version: a write makes new keys, old ones age out.
   const blockCache = new TtlCache<string, Promise<SiteBlock | undefined>>(20_000, 10 * 60_000);
 
-  const pageColumns = ['id', 'url_key', 'is_active', 'visible_view_ids', 'update_time'] as const;
-  const byUrlKey = preparedQuery(
-    database,
-    db
-      .selectFrom('cms_pages')
-      .select([...pageColumns])
-      .where('website_id', '=', slot('website'))
-      .where('account_id', '=', slot('account'))
-      .where('url_key', '=', slot('url_key'))
-      .orderBy('id')
-      // url_key is unique per view scope: at most one page per view shares a key.
-      .limit(MAX_VIEWS_PER_WEBSITE + 1),
-  );
-  const byId = preparedQuery(
-    database,
-    db.selectFrom('cms_pages').select([...pageColumns]).where('website_id', '=', slot('website')).where('account_id', '=', slot('account')).where('id', '=', slot('id')),
-  );
-  const blockId = preparedQuery(
-    database,
-    db.selectFrom('cms_blocks').select('id').where('website_id', '=', slot('website')).where('account_id', '=', slot('account')).where('identifier', '=', slot('identifier')),
-  );
+  const byUrlKey = preparedQuery(database, pageKeysByUrlKeyQuery(db, slot));
+  const byId = preparedQuery(database, pageKeyByIdQuery(db, slot));
+  const blockId = preparedQuery(database, blockIdByIdentifierQuery(db, slot));
 
   const keyOf = (row: Row): PageKey => ({
     id: row.id,
@@ -211,13 +191,7 @@ function createCmsSiteReader(database: Database): CmsSiteReader {
       const paths = new Map<string, string>();
       const unique = [...new Set(ids)];
       if (unique.length === 0) return paths;
-      const rows = await db
-        .selectFrom('cms_pages')
-        .select([...pageColumns])
-        .where('website_id', '=', ctx.website.id)
-        .where('account_id', '=', ctx.website.accountId)
-        .where('id', 'in', unique)
-        .execute();
+      const rows = await pageKeysByIds(db, ctx.website.id, ctx.website.accountId, unique);
       const homes = new Map<string, Promise<PageKey | undefined>>();
       for (const page of rows.map(keyOf)) if (visible(page, view)) paths.set(page.id, siteHref(view, await pathIn(ctx, view, page, homes)));
       return paths;
@@ -273,16 +247,7 @@ function createCmsSiteReader(database: Database): CmsSiteReader {
       let after = '';
       for (;;) {
         // Keyset pages by primary key order: each read is bounded and indexed, however many pages there are.
-        const rows = await db
-          .selectFrom('cms_pages')
-          .select([...pageColumns])
-          .where('website_id', '=', ctx.website.id)
-          .where('account_id', '=', ctx.website.accountId)
-          .where('is_active', '=', dialect.bool(true) as never)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(INVENTORY_PAGE)
-          .execute();
+        const rows = await activePageKeysAfter(db, dialect, ctx.website.id, ctx.website.accountId, after, INVENTORY_PAGE);
         for (const page of rows.map(keyOf)) {
           if (!visible(page, view)) continue;
           const resolved = await pages.read({ websiteId: ctx.website.id, accountId: ctx.website.accountId, id: page.id, viewId: view.id }).catch(notFoundAsUndefined);

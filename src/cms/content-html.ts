@@ -63,6 +63,9 @@ export function sanitizeContent(html: string | null | undefined): string | null 
 }
 
 /** Fields of a row holding rich text, sanitised in place before the row is stored. */
-export function sanitizeFields(row: Record<string, any>, fields: readonly string[]): void {
-  for (const field of fields) if (typeof row[field] === 'string') row[field] = sanitizeContent(row[field]);
+export function sanitizeFields(row: Record<string, unknown>, fields: readonly string[]): void {
+  for (const field of fields) {
+    const value = row[field];
+    if (typeof value === 'string') row[field] = sanitizeContent(value);
+  }
 }

@@ -1,7 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import { NotFound } from '../platform/errors.js';
 import { HOME_PAGE_ID } from './cms.area.js';
+import { publishedPageCandidatesAfter, publishedPageCandidatesByUrlKey } from './cms.repo.js';
 import { cmsResolvers, HOME_URL_KEY } from './cms.site.js';
 
 /** A page as the rendered site serves it to everybody in one view (no customer group). */
@@ -46,18 +46,8 @@ export const pagePathOf = (page: { id: string; url_key: string }) => (page.url_k
  * fallback chain), which also decides `is_visible`.
  */
 export function createPublishedPages(database: Database): PublishedPages {
-  const { dialect } = database;
-  const db: Kysely<any> = database.db;
+  const { dialect, db } = database;
   const resolver = cmsResolvers(database).pages;
-
-  const candidates = (websiteId: string, accountId: string, viewId: string) =>
-    db
-      .selectFrom('cms_pages')
-      .select(['id', 'url_key'])
-      .where('website_id', '=', websiteId)
-      .where('account_id', '=', accountId)
-      .where('is_active', '=', dialect.bool(true) as never)
-      .where((eb) => eb.or([dialect.arrayHas('visible_view_ids', viewId) as never, eb(dialect.arrayLength('visible_view_ids') as never, '=', 0 as never)]));
 
   async function read(websiteId: string, accountId: string, viewId: string, id: string): Promise<PublishedPage | undefined> {
     const r = await resolver.read({ websiteId, accountId, id, viewId }).catch((err: unknown) => {
@@ -83,7 +73,7 @@ export function createPublishedPages(database: Database): PublishedPages {
 
   return {
     async get(websiteId, accountId, viewId, urlKey) {
-      const rows = await candidates(websiteId, accountId, viewId).where('url_key', '=', urlKey).orderBy('id').limit(5).execute();
+      const rows = await publishedPageCandidatesByUrlKey(db, dialect, websiteId, accountId, viewId, urlKey, 5);
       for (const row of rows) {
         const page = await read(websiteId, accountId, viewId, row.id);
         if (page) return page;
@@ -92,9 +82,7 @@ export function createPublishedPages(database: Database): PublishedPages {
     },
     getById: read,
     async list(websiteId, accountId, viewId, { after, limit }) {
-      let query = candidates(websiteId, accountId, viewId);
-      if (after) query = query.where((eb) => eb.or([eb('url_key', '>', after[0]), eb.and([eb('url_key', '=', after[0]), eb('id', '>', after[1])])]));
-      const rows = await query.orderBy('url_key').orderBy('id').limit(limit + 1).execute();
+      const rows = await publishedPageCandidatesAfter(db, dialect, websiteId, accountId, viewId, after, limit + 1);
       const more = rows.length > limit;
       const pages: PublishedPage[] = [];
       for (const row of rows.slice(0, limit)) {

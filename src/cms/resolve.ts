@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
 import type { RequestContext } from '../platform/auth/context.js';
 import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
+import { bestCustomerVersionQuery, bestGroupVersionQuery, type GroupVersionTables } from './content.repo.js';
 import { createViewOverlayReader, fieldSourcesSchema, overriddenFieldsSchema, preparedQuery, querySlot as slot } from './view-overlays.js';
 
 /** Reads a page or block as one view (and, for pages, one customer group) sees it. */
@@ -46,7 +46,7 @@ export interface ResolverSpec {
   /** Fields shown as stored. */
   plainFields: readonly string[];
   /** Customer-group versions (pages only). */
-  groups?: { table: string; membersTable: string };
+  groups?: GroupVersionTables;
 }
 
 // Bounded like the stored fields they come from (rich text: the content limit).
@@ -109,8 +109,7 @@ export const resolvedBlockSchema: JsonSchema = {
  * table (index `(website_id, cms_page_id, customer_group_id, view_id, priority)`).
  */
 export function createResolver(database: Database, spec: ResolverSpec): PageResolver {
-  const { dialect } = database;
-  const db: Kysely<any> = database.db;
+  const { dialect, db } = database;
   const reader = createViewOverlayReader(database, {
     table: spec.table,
     overlayTable: spec.overlayTable,
@@ -123,60 +122,9 @@ export function createResolver(database: Database, spec: ResolverSpec): PageReso
   };
 
   // One row per existing group: the best matching version, or nulls when none matches.
-  const bestVersion = spec.groups
-    ? prepared(
-        db
-          .selectFrom('customer_groups as cg')
-          .leftJoin(`${spec.groups.membersTable} as m`, (join) =>
-            join
-              .onRef('m.website_id', '=', 'cg.website_id')
-              .onRef('m.customer_group_id', '=', 'cg.id')
-              .on('m.cms_page_id', '=', slot('page'))
-              // '' stands for "every view"; without a view only those match.
-              .on('m.view_id', 'in', [slot('view'), '']),
-          )
-          .leftJoin(`${spec.groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
-          .select(['cg.id as group_found', 'g.id as version_id', 'g.update_time as version_update_time', ...spec.contentFields.map((f) => `g.${f} as g_${f}`)])
-          .where('cg.website_id', '=', slot('website'))
-          .where('cg.id', '=', slot('group'))
-          .orderBy('m.priority', 'desc')
-          .orderBy('m.create_time', 'asc')
-          .limit(1),
-      )
-    : undefined;
-
-  // A customer: the best version among their groups' versions. SPEC 2.14: between groups the
-  // customer group's `priority` decides; within one group the version's `priority`; then the older.
-  const bestVersionForCustomer = spec.groups
-    ? prepared(
-        db
-          .selectFrom('customers as c')
-          .leftJoin('customer_group_members as cm', (join) => join.onRef('cm.customer_id', '=', 'c.id').onRef('cm.website_id', '=', 'c.website_id'))
-          .leftJoin('customer_groups as cg', 'cg.id', 'cm.group_id')
-          .leftJoin(`${spec.groups.membersTable} as m`, (join) =>
-            join
-              .onRef('m.website_id', '=', 'c.website_id')
-              .onRef('m.customer_group_id', '=', 'cm.group_id')
-              .on('m.cms_page_id', '=', slot('page'))
-              .on('m.view_id', 'in', [slot('view'), '']),
-          )
-          .leftJoin(`${spec.groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
-          .select([
-            'c.id as customer_found',
-            'm.customer_group_id as matched_group_id',
-            'g.id as version_id',
-            'g.update_time as version_update_time',
-            ...spec.contentFields.map((f) => `g.${f} as g_${f}`),
-          ])
-          .where('c.website_id', '=', slot('website'))
-          .where('c.id', '=', slot('customer'))
-          .orderBy(sql`case when g.id is null then 1 else 0 end`)
-          .orderBy('cg.priority', 'desc')
-          .orderBy('m.priority', 'desc')
-          .orderBy('m.create_time', 'asc')
-          .limit(1),
-      )
-    : undefined;
+  const bestVersion = spec.groups ? prepared(bestGroupVersionQuery(db, spec.groups, spec.contentFields, slot)) : undefined;
+  // A customer: the best version among their groups' versions (SPEC 2.14, see the query).
+  const bestVersionForCustomer = spec.groups ? prepared(bestCustomerVersionQuery(db, spec.groups, spec.contentFields, slot)) : undefined;
 
   async function customerVersion(websiteId: string, pageId: string, viewId: string | undefined, customerId: string): Promise<Row | undefined> {
     const row = await bestVersionForCustomer!({ website: websiteId, page: pageId, view: viewId ?? '', customer: customerId });

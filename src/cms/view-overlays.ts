@@ -1,9 +1,8 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
-import { MAX_VIEWS_PER_WEBSITE } from '../views/view.resource.js';
+import { overlaidRowQuery, overlaysOfRows, viewChainQuery, viewChainWithOverlaysQuery } from './content.repo.js';
 
 /**
  * A resource with per-view overlays (`overlayResource`): pages, blocks, and every other content
@@ -82,57 +81,13 @@ export { slot as querySlot };
  * left-joined to the overlays of the row for those views, nearest first.
  */
 export function createViewOverlayReader(database: Database, spec: OverlaidResourceSpec): ViewOverlayReader {
-  const { dialect } = database;
-  const db: Kysely<any> = database.db;
-  const overlayColumns = spec.fields.map((f) => `o.${f} as o_${f}`);
-
-  const rowQuery = preparedQuery(
-    database,
-    db.selectFrom(spec.table).selectAll().where('website_id', '=', slot('website')).where('id', '=', slot('id')).where('account_id', '=', slot('account')),
-  );
-
-  // The view read as (named, or the default) and its fallbacks, nearest first: `chain(view_id, fallback_view_id, depth)`.
-  const withViewChain = (namedView: boolean) =>
-    db.withRecursive('chain(view_id, fallback_view_id, depth)', (qb: any) =>
-      qb
-        .selectFrom('views')
-        .select(['id', 'fallback_view_id', (eb: any) => eb.lit(0).as('depth')])
-        .where('website_id', '=', slot('website'))
-        .where(namedView ? 'id' : 'is_default', '=', namedView ? slot('view') : (dialect.bool(true) as never))
-        .unionAll(
-          qb
-            .selectFrom('chain as c')
-            .innerJoin('views as v', (join: any) => join.on('v.website_id', '=', slot('website')).onRef('v.id', '=', 'c.fallback_view_id'))
-            .select(['v.id', 'v.fallback_view_id', (eb: any) => eb('c.depth', '+', eb.lit(1)).as('depth')])
-            .where('c.depth', '<', MAX_VIEWS_PER_WEBSITE - 1),
-        ),
-    );
-
-  const chainQuery = (namedView: boolean) =>
-    preparedQuery(
-      database,
-      withViewChain(namedView)
-        .selectFrom('chain as c')
-        .leftJoin(`${spec.overlayTable} as o`, (join) =>
-          join.on('o.website_id', '=', slot('website')).on(`o.${spec.overlayParent}`, '=', slot('id')).onRef('o.id', '=', 'c.view_id'),
-        )
-        .select(['c.view_id', 'c.depth', 'o.id as overlay_id', 'o.overridden as o_overridden', 'o.update_time as o_update_time', ...overlayColumns])
-        .orderBy('c.depth'),
-    );
-  const namedChain = chainQuery(true);
-  const defaultChain = chainQuery(false);
-
+  const { dialect, db } = database;
+  const rowQuery = preparedQuery(database, overlaidRowQuery(db, spec.table, slot));
+  const namedChain = preparedQuery(database, viewChainWithOverlaysQuery(db, dialect, spec, true, slot));
+  const defaultChain = preparedQuery(database, viewChainWithOverlaysQuery(db, dialect, spec, false, slot));
   // readMany: the chain alone, then the overlays of many rows along it (primary key probes).
-  const chainOnly = (namedView: boolean) =>
-    preparedQuery(
-      database,
-      withViewChain(namedView)
-        .selectFrom('chain as c')
-        .select(['c.view_id', 'c.depth'])
-        .orderBy('c.depth'),
-    );
-  const namedChainOnly = chainOnly(true);
-  const defaultChainOnly = chainOnly(false);
+  const namedChainOnly = preparedQuery(database, viewChainQuery(db, dialect, true, slot));
+  const defaultChainOnly = preparedQuery(database, viewChainQuery(db, dialect, false, slot));
 
   return {
     async read({ websiteId, id, accountId, viewId }) {
@@ -149,13 +104,7 @@ export function createViewOverlayReader(database: Database, spec: OverlaidResour
       const chainIds = [...new Set(chain.map((c) => c.view_id as string))];
       const overlays = new Map<string, Row>();
       if (rows.length && chainIds.length) {
-        const found = await db
-          .selectFrom(spec.overlayTable)
-          .select(['id', spec.overlayParent, 'overridden', 'update_time', ...fields])
-          .where('website_id', '=', websiteId)
-          .where(spec.overlayParent, 'in', rows.map((r) => r.id as string))
-          .where('id', 'in', chainIds)
-          .execute();
+        const found = await overlaysOfRows(db, spec, fields, websiteId, rows.map((r) => r.id as string), chainIds);
         for (const o of found) overlays.set(`${o[spec.overlayParent]}|${o.id}`, o);
       }
       return rows.map((row) =>

@@ -2,7 +2,7 @@ import { read, write } from '../platform/auth/rights.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
-import { visibleViewIdsField } from '../cms/cms.service.js';
+import { visibleViewIdsField } from '../cms/index.js';
 
 /** Menus are at most 5 levels deep (root 0): deeper menus do not render usably. */
 const MAX_LEVEL = 4;

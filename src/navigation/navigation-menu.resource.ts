@@ -1,7 +1,6 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
-import { visibleViewIdsField } from '../cms/cms.service.js';
-import { IDENTIFIER_PATTERN } from '../cms/cms-block.resource.js';
+import { IDENTIFIER_PATTERN, visibleViewIdsField } from '../cms/index.js';
 
 /** Navigation menus: `websites/{w}/navigation_menus/{m}`; their items are a tree under `…/items`. */
 export function navigationMenuResource(): ResourceDecl {

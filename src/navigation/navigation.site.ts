@@ -1,4 +1,5 @@
 import type { Database } from '../platform/db/database.js';
+import { menuById, menuItemsInPathOrder } from './navigation.repo.js';
 
 /** Items of one menu the site reads at most (a menu is a handful; a hostile one stays bounded). */
 const MAX_MENU_ITEMS = 500;
@@ -33,22 +34,9 @@ const visibleIn = (database: Database, ids: unknown, viewId: string) => {
  */
 export async function readSiteMenu(database: Database, websiteId: string, accountId: string, menuId: string, viewId: string): Promise<SiteMenu | undefined> {
   const db = database.db;
-  const menu = await db
-    .selectFrom('navigation_menus')
-    .select(['id', 'display_name', 'visible_view_ids'])
-    .where('website_id', '=', websiteId)
-    .where('account_id', '=', accountId)
-    .where('id', '=', menuId)
-    .executeTakeFirst();
+  const menu = await menuById(db, websiteId, accountId, menuId);
   if (!menu || !visibleIn(database, menu.visible_view_ids, viewId)) return undefined;
-  const rows = await db
-    .selectFrom('navigation_items')
-    .select(['id', 'parent_id', 'label', 'cms_page_id', 'url', 'open_in_new_tab', 'is_active', 'visible_view_ids', 'sort_order'])
-    .where('website_id', '=', websiteId)
-    .where('navigation_menu_id', '=', menuId)
-    .orderBy('path')
-    .limit(MAX_MENU_ITEMS)
-    .execute();
+  const rows = await menuItemsInPathOrder(db, websiteId, menuId, MAX_MENU_ITEMS);
   const children = new Map<string | null, typeof rows>();
   for (const row of rows) {
     if (!truthy(row.is_active) || !visibleIn(database, row.visible_view_ids, viewId)) continue;

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
+import { visibleActiveMenuItems, visibleMenuByIdentifier } from './navigation.repo.js';
 
 /** Most items one menu read returns (menus are small; this bounds a pathological one). */
 export const MAX_MENU_ITEMS = 1000;
@@ -32,30 +32,10 @@ export async function readPublishedMenu(
   key: { websiteId: string; accountId: string; viewId: string; identifier: string },
   pageHref: (pageId: string) => Promise<string | undefined>,
 ): Promise<PublishedMenu | undefined> {
-  const { dialect } = database;
-  const db: Kysely<any> = database.db;
-  const visible = (eb: any) => eb.or([dialect.arrayHas('visible_view_ids', key.viewId), eb(dialect.arrayLength('visible_view_ids'), '=', 0)]);
-  const menu = await db
-    .selectFrom('navigation_menus')
-    .select(['id', 'identifier', 'display_name'])
-    .where('website_id', '=', key.websiteId)
-    .where('account_id', '=', key.accountId)
-    .where('identifier', '=', key.identifier)
-    .where(visible)
-    .executeTakeFirst();
+  const { dialect, db } = database;
+  const menu = await visibleMenuByIdentifier(db, dialect, key);
   if (!menu) return undefined;
-  const rows = await db
-    .selectFrom('navigation_items')
-    .select(['id', 'parent_id', 'label', 'cms_page_id', 'url', 'open_in_new_tab', 'sort_order'])
-    .where('website_id', '=', key.websiteId)
-    .where('navigation_menu_id', '=', menu.id)
-    .where('is_active', '=', dialect.bool(true) as never)
-    .where(visible)
-    .orderBy('level')
-    .orderBy('sort_order')
-    .orderBy('id')
-    .limit(MAX_MENU_ITEMS)
-    .execute();
+  const rows = await visibleActiveMenuItems(db, dialect, key.websiteId, menu.id, key.viewId, MAX_MENU_ITEMS);
   const byParent = new Map<string, typeof rows>();
   for (const row of rows) {
     const parent = (row.parent_id as string | null) ?? '';

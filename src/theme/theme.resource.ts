@@ -1,10 +1,11 @@
-import type { Kysely } from 'kysely';
 import type { ProvisioningStep, Reference } from '../platform/area.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
+import { menuIdByIdentifier } from '../navigation/index.js';
 import { DEFAULT_VARIABLES, THEME_PRESETS, THEME_VARIABLES } from './theme-variables.js';
+import { clearThemeReference, insertThemeOnce, themeRefersTo, type ThemeReferenceField } from './theme.repo.js';
 
 /**
  * The CSS variables every theme knows (theme-variables.ts), with the values a new website starts
@@ -19,7 +20,7 @@ export const MAX_VARIABLES = 200;
 const MAX_VALUE_LENGTH = 256;
 
 /** What each reference field must point at: a row of that table on the same website. */
-const REFERENCES: ReadonlyArray<{ field: string; table: string; what: string }> = [
+const REFERENCES: ReadonlyArray<{ field: ThemeReferenceField; table: string; what: string }> = [
   { field: 'logo_media_id', table: 'media', what: 'a media item' },
   { field: 'favicon_media_id', table: 'media', what: 'a media item' },
   { field: 'main_menu_id', table: 'navigation_menus', what: 'a navigation menu' },
@@ -33,18 +34,8 @@ const REFERENCES: ReadonlyArray<{ field: string; table: string; what: string }> 
 export const themeReferences: Reference[] = REFERENCES.map(({ field, table }) => ({
   target: table,
   describe: `theme.${field}`,
-  async count(db, websiteId, id) {
-    const row = await db.selectFrom('themes').select('id').where('id', '=', websiteId).where(field, '=', id).executeTakeFirst();
-    return row ? 1 : 0;
-  },
-  async detach(db, websiteId, id, now) {
-    await db
-      .updateTable('themes')
-      .set((eb) => ({ [field]: null, revision: eb('revision', '+', 1), update_time: now }))
-      .where('id', '=', websiteId)
-      .where(field, '=', id)
-      .execute();
-  },
+  count: async (db, websiteId, id) => ((await themeRefersTo(db, websiteId, field, id)) ? 1 : 0),
+  detach: (db, websiteId, id, now) => clearThemeReference(db, websiteId, field, id, now),
 }));
 
 function variableViolations(variables: Record<string, unknown>): FieldViolation[] {
@@ -172,24 +163,18 @@ export function themeResource(deps: { dialect: SqlDialect }): ResourceDecl {
 export function defaultThemeStep(dialect: SqlDialect, navigationPresent: () => boolean): ProvisioningStep {
   return {
     name: 'DEFAULT_THEME',
-    async run(db: Kysely<any>, website) {
+    async run(db, website) {
       const now = Date.now();
-      const mainMenu = navigationPresent()
-        ? await db.selectFrom('navigation_menus').select('id').where('website_id', '=', website.id).where('identifier', '=', 'main').executeTakeFirst()
-        : undefined;
-      await db
-        .insertInto('themes')
-        .values({
-          id: website.id,
-          account_id: website.account_id,
-          variables: dialect.json(DEFAULT_VARIABLES),
-          main_menu_id: mainMenu?.id ?? null,
-          revision: 1,
-          create_time: now,
-          update_time: now,
-        })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
+      const mainMenuId = navigationPresent() ? await menuIdByIdentifier(db, website.id, 'main') : undefined;
+      await insertThemeOnce(db, {
+        id: website.id,
+        account_id: website.account_id,
+        variables: dialect.json(DEFAULT_VARIABLES),
+        main_menu_id: mainMenuId ?? null,
+        revision: 1,
+        create_time: now,
+        update_time: now,
+      });
     },
   };
 }

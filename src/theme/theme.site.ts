@@ -1,5 +1,6 @@
 import type { Database } from '../platform/db/database.js';
 import { DEFAULT_VARIABLES } from './theme.resource.js';
+import { siteThemeRow } from './theme.repo.js';
 
 /** The theme as the rendered site reads it. */
 export interface SiteTheme {
@@ -13,12 +14,7 @@ export interface SiteTheme {
 
 /** The website's theme singleton (`themes.id` is the website id); defaults where none was written. */
 export async function readSiteTheme(database: Database, websiteId: string, accountId: string): Promise<SiteTheme> {
-  const row = await database.db
-    .selectFrom('themes')
-    .select(['variables', 'logo_media_id', 'favicon_media_id', 'main_menu_id', 'footer_block_id'])
-    .where('id', '=', websiteId)
-    .where('account_id', '=', accountId)
-    .executeTakeFirst();
+  const row = await siteThemeRow(database.db, websiteId, accountId);
   const stored = row?.variables ? database.dialect.readJson<Record<string, unknown>>(row.variables) : {};
   return {
     variables: { ...DEFAULT_VARIABLES, ...(stored ?? {}) },

@@ -4,12 +4,11 @@ import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { newId } from '../platform/resource/ids.js';
-import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
+import { LANGUAGE_PATTERN } from '../websites/index.js';
+import { clearFallbacksTo, countViews, countViewsFallingBackTo, hasAnyView, insertView, MAX_VIEWS_PER_WEBSITE, unsetOtherDefaults, viewFallbacks } from './views.repo.js';
 
 /** A path segment: the view answers under `/{url_prefix}/…`; the default view's prefix is empty. */
 const URL_PREFIX_PATTERN = '^(?:|[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?)$';
-/** Views per website: a locale switcher with more entries is not a use case we know of. */
-export const MAX_VIEWS_PER_WEBSITE = 50;
 
 /**
  * The fallback must be another view of the same website, and following fallbacks must never come
@@ -20,7 +19,7 @@ async function checkFallback(dialect: SqlDialect, ctx: WriteContext, row: Row): 
   if (!row.fallback_view_id) return;
   if (row.fallback_view_id === row.id) throw InvalidArgument.field('fallback_view_id', 'a view cannot fall back to itself');
   await dialect.lockKey(ctx.trx, `views.fallback_view_id|${row.website_id}`);
-  const views = await ctx.trx.selectFrom('views').select(['id', 'fallback_view_id']).where('website_id', '=', row.website_id).execute();
+  const views = await viewFallbacks(ctx.trx, row.website_id);
   const fallbackOf = new Map(views.map((v) => [v.id as string, v.fallback_view_id as string | null]));
   if (!fallbackOf.has(row.fallback_view_id)) throw InvalidArgument.field('fallback_view_id', `${row.fallback_view_id} is not a view of this website`);
   fallbackOf.set(row.id, row.fallback_view_id);
@@ -35,23 +34,8 @@ async function checkFallback(dialect: SqlDialect, ctx: WriteContext, row: Row): 
 export const fallbackReference: Reference = {
   target: 'views',
   describe: 'views.fallback_view_id',
-  async count(db, websiteId, viewId) {
-    const row = await db
-      .selectFrom('views')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('website_id', '=', websiteId)
-      .where('fallback_view_id', '=', viewId)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  },
-  async detach(db, websiteId, viewId, now) {
-    await db
-      .updateTable('views')
-      .set((eb) => ({ fallback_view_id: null, revision: eb('revision', '+', 1), update_time: now }))
-      .where('website_id', '=', websiteId)
-      .where('fallback_view_id', '=', viewId)
-      .execute();
-  },
+  count: (db, websiteId, viewId) => countViewsFallingBackTo(db, websiteId, viewId),
+  detach: (db, websiteId, viewId, now) => clearFallbacksTo(db, websiteId, viewId, now),
 };
 
 /**
@@ -99,12 +83,7 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
     rights: { read: read('website.views'), write: write('website.views') },
     hooks: {
       async beforeCreate(ctx, row) {
-        const count = await ctx.trx
-          .selectFrom('views')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('website_id', '=', row.website_id)
-          .executeTakeFirst();
-        if (Number(count?.n ?? 0) >= MAX_VIEWS_PER_WEBSITE) {
+        if ((await countViews(ctx.trx, row.website_id)) >= MAX_VIEWS_PER_WEBSITE) {
           throw new FailedPrecondition('VIEW_LIMIT', `a website has at most ${MAX_VIEWS_PER_WEBSITE} views`);
         }
         if (row.url_prefix === null || row.url_prefix === undefined) row.url_prefix = String(row.locale).toLowerCase();
@@ -142,13 +121,7 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
         access: 'write',
         async mutate(ctx, next) {
           if (!next.is_active) throw new FailedPrecondition('VIEW_INACTIVE', 'an inactive view cannot become the default');
-          await ctx.trx
-            .updateTable('views')
-            .set((eb) => ({ is_default: dialect.bool(false), revision: eb('revision', '+', 1), update_time: ctx.now }))
-            .where('website_id', '=', next.website_id)
-            .where('is_default', '=', dialect.bool(true))
-            .where('id', '!=', next.id)
-            .execute();
+          await unsetOtherDefaults(ctx.trx, dialect, next.website_id, next.id, ctx.now);
           next.is_default = dialect.bool(true);
         },
       },
@@ -160,26 +133,22 @@ export function viewResource(deps: { dialect: SqlDialect; references: () => Refe
 export const defaultViewStep = (dialect: SqlDialect): ProvisioningStep => ({
   name: 'CREATE_DEFAULT_VIEW',
   async run(db, website) {
-    const existing = await db.selectFrom('views').select('id').where('website_id', '=', website.id).executeTakeFirst();
-    if (existing) return;
+    if (await hasAnyView(db, website.id)) return;
     const now = Date.now();
     const locale = website.default_language ?? 'en';
-    await db
-      .insertInto('views')
-      .values({
-        id: newId(now),
-        account_id: website.account_id,
-        website_id: website.id,
-        display_name: new Intl.DisplayNames(['en'], { type: 'language' }).of(locale) ?? locale,
-        locale,
-        url_prefix: '',
-        fallback_view_id: null,
-        is_default: dialect.bool(true),
-        is_active: dialect.bool(true),
-        revision: 1,
-        create_time: now,
-        update_time: now,
-      })
-      .execute();
+    await insertView(db, {
+      id: newId(now),
+      account_id: website.account_id,
+      website_id: website.id,
+      display_name: new Intl.DisplayNames(['en'], { type: 'language' }).of(locale) ?? locale,
+      locale,
+      url_prefix: '',
+      fallback_view_id: null,
+      is_default: dialect.bool(true),
+      is_active: dialect.bool(true),
+      revision: 1,
+      create_time: now,
+      update_time: now,
+    });
   },
 });

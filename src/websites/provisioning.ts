@@ -1,8 +1,9 @@
-import type { Kysely } from 'kysely';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { OperationHandler } from '../platform/jobs/operations.js';
 import type { ProvisioningStep } from '../platform/area.js';
+import type { Db } from '../platform/db/schema.js';
 import type { ResourceService } from '../platform/resource/engine.js';
+import { setProvisioningStatus, websiteById } from './websites.repo.js';
 
 export const PROVISION_WEBSITE = 'PROVISION_WEBSITE';
 
@@ -12,9 +13,9 @@ export type { ProvisioningStep };
  * The PROVISION_WEBSITE handler: runs the steps in order with a checkpoint between them, then marks
  * the website ACTIVE and answers it (with `website_url`). Any failure marks it FAILED.
  */
-export function provisioningHandler(deps: { db: Kysely<any>; steps: ProvisioningStep[]; websites: () => ResourceService }): OperationHandler {
+export function provisioningHandler(deps: { db: Db; steps: ProvisioningStep[]; websites: () => ResourceService }): OperationHandler {
   const loadWebsite = async (id: string) => {
-    const row = await deps.db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await websiteById(deps.db, id);
     if (!row) throw new FailedPrecondition('WEBSITE_DELETED', `website ${id} was deleted while it was being provisioned`);
     return row;
   };
@@ -28,20 +29,12 @@ export function provisioningHandler(deps: { db: Kysely<any>; steps: Provisioning
       }
       await op.checkpoint();
       await op.setStep('ACTIVATE');
-      await deps.db
-        .updateTable('websites')
-        .set((eb) => ({ provisioning_status: 'ACTIVE', revision: eb('revision', '+', 1), update_time: Date.now() }))
-        .where('id', '=', website.id)
-        .execute();
+      await setProvisioningStatus(deps.db, website.id, 'ACTIVE', Date.now());
       return deps.websites().toResource(await loadWebsite(website.id));
     },
     async onFailure(op) {
       if (!op.websiteId) return;
-      await deps.db
-        .updateTable('websites')
-        .set((eb) => ({ provisioning_status: 'FAILED', revision: eb('revision', '+', 1), update_time: Date.now() }))
-        .where('id', '=', op.websiteId)
-        .execute();
+      await setProvisioningStatus(deps.db, op.websiteId, 'FAILED', Date.now());
     },
   };
 }

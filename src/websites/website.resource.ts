@@ -4,6 +4,7 @@ import { AlreadyExists, InvalidArgument } from '../platform/errors.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import { PROVISION_WEBSITE } from './provisioning.js';
+import { isCodeTaken } from './websites.repo.js';
 
 /** A DNS label: the website's platform hostname is `{code}.{PLATFORM_DOMAIN}`. */
 export const CODE_PATTERN = '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
@@ -108,8 +109,7 @@ export function websiteResource(deps: WebsiteDeps): ResourceDecl {
         if (row.time_zone) checkTimeZone(row.time_zone);
         if (row.code) {
           if (RESERVED_CODES.has(row.code)) throw InvalidArgument.field('code', 'is reserved by the platform');
-          const taken = await ctx.trx.selectFrom('websites').select('id').where('code', '=', row.code).executeTakeFirst();
-          if (taken) throw new AlreadyExists(`code ${row.code} is already taken`, 'code');
+          if (await isCodeTaken(ctx.trx, row.code)) throw new AlreadyExists(`code ${row.code} is already taken`, 'code');
         } else {
           row.code = codeFromName(row.display_name);
         }

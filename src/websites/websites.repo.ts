@@ -1,0 +1,31 @@
+import type { Db, Trx } from '../platform/db/schema.js';
+
+/** Statements over `websites` outside the engine's own (provisioning's status, the code check). */
+
+export function websiteById(db: Db | Trx, id: string) {
+  return db.selectFrom('websites').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Sets `provisioning_status` (ACTIVE or FAILED) with a new revision. */
+export async function setProvisioningStatus(db: Db | Trx, id: string, status: 'ACTIVE' | 'FAILED', now: number): Promise<void> {
+  await db
+    .updateTable('websites')
+    .set((eb) => ({ provisioning_status: status, revision: eb('revision', '+', 1), update_time: now }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Whether a website (of any account) holds the code: codes name platform hosts. */
+export async function isCodeTaken(db: Db | Trx, code: string): Promise<boolean> {
+  const taken = await db.selectFrom('websites').select('id').where('code', '=', code).executeTakeFirst();
+  return taken !== undefined;
+}
+
+/** The `websites` columns a rendered site's `SiteWebsite` is read from. */
+export const SITE_WEBSITE_COLUMNS = ['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status'] as const;
+
+/** A website as the rendered site reads it, by its code (platform host) or its id (custom domain). */
+export function siteWebsiteRow(db: Db | Trx, key: { code: string } | { id: string }) {
+  const query = db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]);
+  return ('code' in key ? query.where('code', '=', key.code) : query.where('id', '=', key.id)).executeTakeFirst();
+}
