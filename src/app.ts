@@ -15,7 +15,7 @@ import type { BlobStore } from './platform/storage/blobs.js';
 import { blobStoreFromConfig } from './platform/storage/configured.js';
 import { createUserService, profileResource, registerUserRoutes, userResource } from './users/index.js';
 import { createSignupService, exchangeSignupHandoff, registerSignupRoutes } from './signup/index.js';
-import { registerOperationRoutes } from './operations/index.js';
+import { probeOperations, registerOperationRoutes } from './operations/index.js';
 import type { Database } from './platform/db/database.js';
 import { createAccessService, type AccessRoot } from './platform/auth/access.js';
 import { createTokenService } from './platform/auth/tokens.js';
@@ -289,7 +289,7 @@ export async function buildApp(opts: {
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_request, reply) => {
-    await database.db.selectFrom('operations').select('id').limit(1).execute();
+    await probeOperations(database.db);
     return reply.send({ status: 'ready' });
   });
 
