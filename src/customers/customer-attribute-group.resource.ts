@@ -1,6 +1,6 @@
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, WriteContext } from '../platform/resource/declaration.js';
-import { countOnWebsite, lockWebsite } from './customers.repo.js';
+import { countOnWebsite, lockWebsite, moveAttributesToDefaultSection } from './customers.repo.js';
 import { appendSortOrder } from '../platform/resource/ordering.js';
 import type { CustomerAreaDeps } from './customer.resource.js';
 import { CUSTOMER_RIGHTS, labelsField, SORT_ORDER_FIELD } from './shared.js';
@@ -50,12 +50,7 @@ export function customerAttributeGroupResource(deps: CustomerAreaDeps): Resource
       },
       async beforeDelete(ctx, row) {
         // SPEC 4.6: the section's attributes move to the default section before Delete answers.
-        await ctx.trx
-          .updateTable('customer_attributes')
-          .set((eb) => ({ group_id: null, revision: eb('revision', '+', 1), update_time: ctx.now }))
-          .where('website_id', '=', row.website_id)
-          .where('group_id', '=', row.id)
-          .execute();
+        await moveAttributesToDefaultSection(ctx.trx, row.website_id, row.id, ctx.now);
       },
     },
   };

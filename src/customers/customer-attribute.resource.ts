@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import { AlreadyExists, FailedPrecondition, InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { ATTRIBUTE_TYPES, SELECT_TYPES, TEXT_CAP, TEXT_TYPES } from './attribute-values.js';
-import { countOnWebsite, lockWebsite } from './customers.repo.js';
+import { attributeKeyTaken, countOnWebsite, lockWebsite, removeAttributeValues } from './customers.repo.js';
 import { appendSortOrder } from '../platform/resource/ordering.js';
 import { refuseSortOrderChange } from './customer-attribute-group.resource.js';
 import type { CustomerAreaDeps } from './customer.resource.js';
@@ -124,13 +123,7 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
         if (RESERVED_KEYS.has(row.key)) throw InvalidArgument.field('key', `${row.key} is a field of the customer itself`);
         checkWhole(row, dialect);
         await lockWebsite(ctx.trx, dialect, row.website_id);
-        const taken = await ctx.trx
-          .selectFrom('customer_attributes')
-          .select('id')
-          .where('website_id', '=', row.website_id)
-          .where('key', '=', row.key)
-          .executeTakeFirst();
-        if (taken) throw new AlreadyExists(`an attribute with key ${row.key} already exists on the website`, 'key');
+        if (await attributeKeyTaken(ctx.trx, row.website_id, row.key)) throw new AlreadyExists(`an attribute with key ${row.key} already exists on the website`, 'key');
         if ((await countOnWebsite(ctx.trx, 'customer_attributes', row.website_id)) >= MAX_ATTRIBUTES) {
           throw new FailedPrecondition('ATTRIBUTE_LIMIT', `a website has at most ${MAX_ATTRIBUTES} customer attributes`);
         }
@@ -142,12 +135,7 @@ export function customerAttributeResource(deps: CustomerAreaDeps): ResourceDecl 
       },
       async beforeDelete(ctx, row) {
         // SPEC 4.6: the values go from every customer, set-based, before Delete answers.
-        await ctx.trx
-          .updateTable('customers')
-          .set((eb) => ({ attributes: dialect.jsonWithoutKey('attributes', row.key), revision: eb('revision', '+', 1), update_time: ctx.now }))
-          .where('website_id', '=', row.website_id)
-          .where(sql<boolean>`${dialect.jsonHasKey('attributes', row.key)}`)
-          .execute();
+        await removeAttributeValues(ctx.trx, dialect, row.website_id, row.key, ctx.now);
       },
     },
   };

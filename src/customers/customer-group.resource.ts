@@ -1,8 +1,8 @@
-import type { Kysely } from 'kysely';
 import { InvalidArgument } from '../platform/errors.js';
 import type { OperationHandler } from '../platform/jobs/operations.js';
 import type { ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { compileRule, recomputeGroupMembers } from './customers.repo.js';
+import type { Db } from '../platform/db/schema.js';
+import { compileRule, lockGroup, recomputeGroupMembers } from './customers.repo.js';
 import type { CustomerAreaDeps } from './customer.resource.js';
 import { CUSTOMER_RIGHTS } from './shared.js';
 
@@ -82,16 +82,14 @@ export function customerGroupResource(deps: CustomerAreaDeps): ResourceDecl {
 }
 
 /** Runs a group recompute: the group row is locked for update, so recomputes and customer writes never interleave. */
-export function recomputeGroupHandler(deps: { db: Kysely<any>; dialect: CustomerAreaDeps['database']['dialect'] }): OperationHandler {
+export function recomputeGroupHandler(deps: { db: Db; dialect: CustomerAreaDeps['database']['dialect'] }): OperationHandler {
   return {
     async run(op) {
       const groupId = String(op.payload.group_id);
       await op.setStep('RECOMPUTING_MEMBERS');
       await op.checkpoint();
       return deps.db.transaction().execute(async (trx) => {
-        const group = await deps.dialect
-          .forUpdate(trx.selectFrom('customer_groups').selectAll().where('id', '=', groupId).where('website_id', '=', op.websiteId!))
-          .executeTakeFirst();
+        const group = await lockGroup(trx, deps.dialect, op.websiteId!, groupId);
         const name = `websites/${op.websiteId}/customer_groups/${groupId}`;
         // Deleted since, or a newer save queued its own recompute: nothing left to do here.
         if (!group) return { name, deleted: true };

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import { FailedPrecondition, Unauthenticated } from '../platform/errors.js';
+import { deleteExpiredSessions, deleteSession, deleteSessionsOf, extendSession, insertSession, sessionForRenewal, sessionWithCustomer } from './customer-sessions.repo.js';
+import { customerActivity } from './customers.repo.js';
 
 /** How long a customer session lasts without renewal. */
 export const CUSTOMER_SESSION_LIFETIME_MS = 14 * 24 * 3600_000;
@@ -36,7 +38,7 @@ export interface CustomerSessions {
   /** Extends a live session; UNAUTHENTICATED when it is unknown, expired, revoked or its customer inactive. */
   renew(token: string, now: number): Promise<CustomerSession>;
   /** Ends every session of the customer, inside the caller's transaction when given one. */
-  revokeAll(db: Kysely<any>, customerId: string): Promise<number>;
+  revokeAll(db: Db | Trx, customerId: string): Promise<number>;
 }
 
 /** A live session as `check` reads it, with the customer's own fields the site shows. */
@@ -49,36 +51,23 @@ export interface CheckedCustomerSession extends CustomerSession {
 const hashOf = (token: string) => createHash('sha256').update(token).digest('hex');
 const isTrue = (v: unknown) => v === true || v === 1;
 
-export function createCustomerSessions(deps: { db: Kysely<any> }): CustomerSessions {
+export function createCustomerSessions(deps: { db: Db }): CustomerSessions {
   const { db } = deps;
   return {
     async create(websiteId, customerId, now) {
-      const customer = await db
-        .selectFrom('customers')
-        .select(['id', 'is_active'])
-        .where('website_id', '=', websiteId)
-        .where('id', '=', customerId)
-        .executeTakeFirst();
+      const customer = await customerActivity(db, websiteId, customerId);
       if (!customer) throw new FailedPrecondition('CUSTOMER_NOT_FOUND', `customer ${customerId} does not exist on the website`);
       if (!isTrue(customer.is_active)) throw new FailedPrecondition('CUSTOMER_INACTIVE', 'the customer is not active and may not sign in');
       const token = randomBytes(32).toString('base64url');
       const expireTime = now + CUSTOMER_SESSION_LIFETIME_MS;
       // Housekeeping: the customer's expired sessions go when a new one starts.
-      await db.deleteFrom('customer_sessions').where('customer_id', '=', customerId).where('expire_time', '<=', now).execute();
-      await db
-        .insertInto('customer_sessions')
-        .values({ token_hash: hashOf(token), website_id: websiteId, customer_id: customerId, expire_time: expireTime, create_time: now })
-        .execute();
+      await deleteExpiredSessions(db, customerId, now);
+      await insertSession(db, { token_hash: hashOf(token), website_id: websiteId, customer_id: customerId, expire_time: expireTime, create_time: now });
       return { token, customerId, websiteId, expireTime };
     },
 
     async check(token, now) {
-      const session = await db
-        .selectFrom('customer_sessions as s')
-        .innerJoin('customers as c', 'c.id', 's.customer_id')
-        .select(['s.customer_id', 's.website_id', 's.expire_time', 'c.is_active', 'c.email', 'c.display_name'])
-        .where('s.token_hash', '=', hashOf(token))
-        .executeTakeFirst();
+      const session = await sessionWithCustomer(db, hashOf(token));
       if (!session || Number(session.expire_time) <= now) throw new Unauthenticated('the customer session is unknown or expired');
       if (!isTrue(session.is_active)) throw new Unauthenticated('the customer is not active');
       const expireTime = Number(session.expire_time);
@@ -94,27 +83,21 @@ export function createCustomerSessions(deps: { db: Kysely<any> }): CustomerSessi
     },
 
     async revoke(token) {
-      await db.deleteFrom('customer_sessions').where('token_hash', '=', hashOf(token)).execute();
+      await deleteSession(db, hashOf(token));
     },
 
     async renew(token, now) {
       const hash = hashOf(token);
-      const session = await db
-        .selectFrom('customer_sessions as s')
-        .innerJoin('customers as c', 'c.id', 's.customer_id')
-        .select(['s.customer_id', 's.website_id', 's.expire_time', 'c.is_active'])
-        .where('s.token_hash', '=', hash)
-        .executeTakeFirst();
+      const session = await sessionForRenewal(db, hash);
       if (!session || Number(session.expire_time) <= now) throw new Unauthenticated('the customer session is unknown or expired');
       if (!isTrue(session.is_active)) throw new Unauthenticated('the customer is not active; the session cannot be renewed');
       const expireTime = now + CUSTOMER_SESSION_LIFETIME_MS;
-      await db.updateTable('customer_sessions').set({ expire_time: expireTime }).where('token_hash', '=', hash).execute();
+      await extendSession(db, hash, expireTime);
       return { token, customerId: session.customer_id, websiteId: session.website_id, expireTime };
     },
 
     async revokeAll(trx, customerId) {
-      const result = await trx.deleteFrom('customer_sessions').where('customer_id', '=', customerId).executeTakeFirst();
-      return Number(result.numDeletedRows ?? 0);
+      return deleteSessionsOf(trx, customerId);
     },
   };
 }

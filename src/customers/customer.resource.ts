@@ -7,6 +7,7 @@ import { checkAttributes } from './attribute-values.js';
 import type { CustomerSessions } from './customer-sessions.service.js';
 import {
   attributeDefs,
+  customerIdByEmail,
   manualGroupIds,
   membershipsOf,
   recomputeCustomerMemberships,
@@ -142,8 +143,7 @@ export function customerResource(deps: CustomerAreaDeps): ResourceDecl {
       async beforeCreate(ctx, row) {
         normaliseTags(row);
         await checkedAttributes(ctx, row, undefined);
-        const taken = await ctx.trx.selectFrom('customers').select('id').where('website_id', '=', row.website_id).where('email', '=', row.email).executeTakeFirst();
-        if (taken) throw new AlreadyExists(`a customer with email ${row.email} already exists on the website`, 'email');
+        if (await customerIdByEmail(ctx.trx, row.website_id, row.email)) throw new AlreadyExists(`a customer with email ${row.email} already exists on the website`, 'email');
         ctx.input.manual_group_ids = await checkedManualGroups(ctx, row.website_id);
       },
       async afterCreate(ctx, row) {

@@ -1,5 +1,6 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { SemiJoinPlan, SqlDialect } from '../platform/db/database.js';
+import type { Db, Trx } from '../platform/db/schema.js';
 import { InvalidArgument } from '../platform/errors.js';
 import { compileFilter, parseFilter, type FilterField, type FilterScope } from '../platform/query/filter.js';
 import type { AttributeDef, AttributeType } from './attribute-values.js';
@@ -69,7 +70,7 @@ export function compileRule(rule: string, dialect: SqlDialect, websiteId: string
 }
 
 /** Replaces the tag rows of one customer. */
-export async function writeTags(db: Kysely<any>, websiteId: string, customerId: string, tags: readonly string[]): Promise<void> {
+export async function writeTags(db: Db | Trx, websiteId: string, customerId: string, tags: readonly string[]): Promise<void> {
   await db.deleteFrom('customer_tags').where('customer_id', '=', customerId).execute();
   if (tags.length) {
     await db
@@ -80,7 +81,7 @@ export async function writeTags(db: Kysely<any>, websiteId: string, customerId: 
 }
 
 /** Ids among `ids` that are MANUAL groups of the website. */
-export async function manualGroupIds(db: Kysely<any>, websiteId: string, ids: readonly string[]): Promise<Set<string>> {
+export async function manualGroupIds(db: Db | Trx, websiteId: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await db
     .selectFrom('customer_groups')
@@ -93,11 +94,11 @@ export async function manualGroupIds(db: Kysely<any>, websiteId: string, ids: re
 }
 
 /** Replaces a customer's MANUAL memberships (ids already checked). */
-export async function writeManualMemberships(db: Kysely<any>, websiteId: string, customerId: string, groupIds: readonly string[]): Promise<void> {
+export async function writeManualMemberships(db: Db | Trx, websiteId: string, customerId: string, groupIds: readonly string[]): Promise<void> {
   await db
     .deleteFrom('customer_group_members')
     .where('customer_id', '=', customerId)
-    .where('group_id', 'in', (eb: any) => eb.selectFrom('customer_groups').select('id').where('website_id', '=', websiteId).where('type', '=', 'MANUAL'))
+    .where('group_id', 'in', (eb) => eb.selectFrom('customer_groups').select('id').where('website_id', '=', websiteId).where('type', '=', 'MANUAL'))
     .execute();
   if (groupIds.length) {
     await db
@@ -113,7 +114,7 @@ export async function writeManualMemberships(db: Kysely<any>, websiteId: string,
  * share-locked, so a running group recompute (which locks its group for update) and this write
  * never interleave on PostgreSQL.
  */
-export async function recomputeCustomerMemberships(db: Kysely<any>, dialect: SqlDialect, websiteId: string, customerId: string): Promise<void> {
+export async function recomputeCustomerMemberships(db: Db | Trx, dialect: SqlDialect, websiteId: string, customerId: string): Promise<void> {
   const groups = await dialect
     .forShare(
       db
@@ -128,11 +129,11 @@ export async function recomputeCustomerMemberships(db: Kysely<any>, dialect: Sql
   await db
     .deleteFrom('customer_group_members')
     .where('customer_id', '=', customerId)
-    .where('group_id', 'in', (eb: any) => eb.selectFrom('customer_groups').select('id').where('website_id', '=', websiteId).where('type', '=', 'DYNAMIC'))
+    .where('group_id', 'in', (eb) => eb.selectFrom('customer_groups').select('id').where('website_id', '=', websiteId).where('type', '=', 'DYNAMIC'))
     .execute();
   const compiled = groups.flatMap((g) => {
-    const where = compileRule(g.rule, dialect, websiteId, customerId);
-    return where ? [{ id: g.id as string, where }] : [];
+    const where = g.rule === null ? undefined : compileRule(g.rule, dialect, websiteId, customerId);
+    return where ? [{ id: g.id, where }] : [];
   });
   if (compiled.length === 0) return;
   const columns = compiled.map((g, i) => sql`case when ${g.where} then 1 else 0 end as ${sql.ref(`m${i}`)}`);
@@ -153,7 +154,7 @@ export async function recomputeCustomerMemberships(db: Kysely<any>, dialect: Sql
  * matches and one INSERT … SELECT of matching customers (existing members skipped), so an
  * unchanged rule writes nothing. Without a rule the group has no members.
  */
-export async function recomputeGroupMembers(db: Kysely<any>, dialect: SqlDialect, websiteId: string, groupId: string, rule: string | null): Promise<{ members: number }> {
+export async function recomputeGroupMembers(db: Db | Trx, dialect: SqlDialect, websiteId: string, groupId: string, rule: string | null): Promise<{ members: number }> {
   const where = rule ? compileRule(rule, dialect, websiteId) : undefined;
   if (!where) {
     await db.deleteFrom('customer_group_members').where('group_id', '=', groupId).execute();
@@ -189,7 +190,7 @@ export async function recomputeGroupMembers(db: Kysely<any>, dialect: SqlDialect
 }
 
 /** Group memberships of a batch of customers, manual and all, ordered by group id. */
-export async function membershipsOf(db: Kysely<any>, customerIds: readonly string[]): Promise<Map<string, { manual: string[]; all: string[] }>> {
+export async function membershipsOf(db: Db | Trx, customerIds: readonly string[]): Promise<Map<string, { manual: string[]; all: string[] }>> {
   const out = new Map<string, { manual: string[]; all: string[] }>();
   for (const id of customerIds) out.set(id, { manual: [], all: [] });
   if (customerIds.length === 0) return out;
@@ -209,7 +210,7 @@ export async function membershipsOf(db: Kysely<any>, customerIds: readonly strin
 }
 
 /** The website's attribute definitions by key. */
-export async function attributeDefs(db: Kysely<any>, dialect: SqlDialect, websiteId: string): Promise<Map<string, AttributeDef>> {
+export async function attributeDefs(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<Map<string, AttributeDef>> {
   const rows = await db.selectFrom('customer_attributes').selectAll().where('website_id', '=', websiteId).execute();
   const defs = new Map<string, AttributeDef>();
   const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
@@ -230,13 +231,83 @@ export async function attributeDefs(db: Kysely<any>, dialect: SqlDialect, websit
 }
 
 /** Locks the website row for the rest of the transaction: serialises per-website limits and sort orders. */
-export async function lockWebsite(db: Kysely<any>, dialect: SqlDialect, websiteId: string): Promise<void> {
+export async function lockWebsite(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<void> {
   await dialect.forUpdate(db.selectFrom('websites').select('id').where('id', '=', websiteId)).execute();
 }
 
 /** Rows of `table` on the website. */
-export async function countOnWebsite(db: Kysely<any>, table: string, websiteId: string): Promise<number> {
+export async function countOnWebsite(db: Db | Trx, table: 'customer_attributes' | 'customer_attribute_groups', websiteId: string): Promise<number> {
   const row = await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
+
+/** The id of the website's customer with this email, if any (email is stored lowercase). */
+export async function customerIdByEmail(db: Db | Trx, websiteId: string, email: string): Promise<string | undefined> {
+  const taken = await db.selectFrom('customers').select('id').where('website_id', '=', websiteId).where('email', '=', email).executeTakeFirst();
+  return taken?.id;
+}
+
+/** What a sign-in checks of the website's customer with this email: its password hash and whether it is active. */
+export function customerCredentialsByEmail(db: Db | Trx, websiteId: string, email: string) {
+  return db.selectFrom('customers').select(['id', 'password_hash', 'is_active']).where('website_id', '=', websiteId).where('email', '=', email).executeTakeFirst();
+}
+
+/** What a reset mail needs of the website's customer with this email, and whether it is active. */
+export function customerContactByEmail(db: Db | Trx, websiteId: string, email: string) {
+  return db.selectFrom('customers').select(['id', 'email', 'display_name', 'is_active']).where('website_id', '=', websiteId).where('email', '=', email).executeTakeFirst();
+}
+
+/** The stored password hash of one customer of the website (undefined: no such customer). */
+export async function passwordHashOf(db: Db | Trx, websiteId: string, customerId: string): Promise<string | undefined> {
+  const row = await db.selectFrom('customers').select('password_hash').where('id', '=', customerId).where('website_id', '=', websiteId).executeTakeFirst();
+  return row?.password_hash;
+}
+
+/** Whether one customer of the website exists and is active (undefined: no such customer). */
+export function customerActivity(db: Db | Trx, websiteId: string, customerId: string) {
+  return db.selectFrom('customers').select(['id', 'is_active']).where('website_id', '=', websiteId).where('id', '=', customerId).executeTakeFirst();
+}
+
+/** The website's attributes with what the site's forms show of them, in form order (sort order, then id). */
+export function formAttributeRows(db: Db | Trx, websiteId: string) {
+  return db
+    .selectFrom('customer_attributes')
+    .select(['key', 'display_name', 'labels', 'description', 'type', 'options', 'is_required', 'show_in_registration', 'is_active'])
+    .where('website_id', '=', websiteId)
+    .orderBy('sort_order')
+    .orderBy('id')
+    .execute();
+}
+
+/** Whether the website has an attribute with this key. */
+export async function attributeKeyTaken(db: Db | Trx, websiteId: string, key: string): Promise<boolean> {
+  const taken = await db.selectFrom('customer_attributes').select('id').where('website_id', '=', websiteId).where('key', '=', key).executeTakeFirst();
+  return taken !== undefined;
+}
+
+/** Removes one attribute's values from every customer of the website that has one, set-based (a new revision each). */
+export async function removeAttributeValues(db: Db | Trx, dialect: SqlDialect, websiteId: string, key: string, now: number): Promise<void> {
+  await db
+    .updateTable('customers')
+    // The dialect's expression yields the column's stored JSON form.
+    .set((eb) => ({ attributes: dialect.jsonWithoutKey('attributes', key).$castTo<string>(), revision: eb('revision', '+', 1), update_time: now }))
+    .where('website_id', '=', websiteId)
+    .where(sql<boolean>`${dialect.jsonHasKey('attributes', key)}`)
+    .execute();
+}
+
+/** Moves a section's attributes to the default section (a new revision each). */
+export async function moveAttributesToDefaultSection(db: Db | Trx, websiteId: string, groupId: string, now: number): Promise<void> {
+  await db
+    .updateTable('customer_attributes')
+    .set((eb) => ({ group_id: null, revision: eb('revision', '+', 1), update_time: now }))
+    .where('website_id', '=', websiteId)
+    .where('group_id', '=', groupId)
+    .execute();
+}
+
+/** The group row locked for update until the transaction ends (undefined: deleted). */
+export function lockGroup(db: Db | Trx, dialect: SqlDialect, websiteId: string, groupId: string) {
+  return dialect.forUpdate(db.selectFrom('customer_groups').selectAll().where('id', '=', groupId).where('website_id', '=', websiteId)).executeTakeFirst();
+}

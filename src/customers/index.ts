@@ -1,0 +1,2 @@
+// What other folders use of the customers area (plan rule 4: imports from other folders come through here).
+export { customersArea } from './customers.area.js';
