@@ -1,9 +1,8 @@
 import type { AreaDeps, SiteContext, SiteSettings, SiteView } from '../platform/area.js';
-import { cmsSiteReader } from '../cms/cms.site.js';
+import { cmsSiteReader } from '../cms/index.js';
 import { readSiteImages } from '../media/media.site.js';
-import { readSiteMenu, type SiteMenuItem } from '../navigation/navigation.site.js';
-import { readSiteTheme } from '../theme/theme.site.js';
-import { DEFAULT_VARIABLES } from '../theme/theme-variables.js';
+import { menuIdByIdentifierInAccount, readSiteMenu, type SiteMenuItem } from '../navigation/index.js';
+import { DEFAULT_VARIABLES, readSiteTheme } from '../theme/index.js';
 
 /** An entry of a rendered menu: its target resolved to a link in the view. */
 export interface SiteChromeMenuItem {
@@ -123,14 +122,8 @@ export async function readSiteChrome(deps: Pick<AreaDeps, 'database' | 'config'>
     return items.length ? { label: menu.displayName, items } : undefined;
   };
   if (theme.mainMenuId) chrome.main_menu = await menuLinks(theme.mainMenuId);
-  const footerMenu = await database.db
-    .selectFrom('navigation_menus')
-    .select('id')
-    .where('website_id', '=', ctx.website.id)
-    .where('account_id', '=', ctx.website.accountId)
-    .where('identifier', '=', FOOTER_MENU_IDENTIFIER)
-    .executeTakeFirst();
-  if (footerMenu && footerMenu.id !== theme.mainMenuId) chrome.footer_menu = await menuLinks(footerMenu.id);
+  const footerMenuId = await menuIdByIdentifierInAccount(database.db, ctx.website.id, ctx.website.accountId, FOOTER_MENU_IDENTIFIER);
+  if (footerMenuId && footerMenuId !== theme.mainMenuId) chrome.footer_menu = await menuLinks(footerMenuId);
 
   if (theme.footerBlockId) {
     const footer = await cms.blockById(ctx, view, theme.footerBlockId);

@@ -1,6 +1,5 @@
 import { readSiteImages } from '../media/media.site.js';
-import { readSiteTheme } from '../theme/theme.site.js';
-import { DEFAULT_VARIABLES } from '../theme/theme-variables.js';
+import { DEFAULT_VARIABLES, readSiteTheme } from '../theme/index.js';
 import type { SiteContribution, SitePageMeta, SiteView } from '../platform/area.js';
 import { DESIGN_CSS, DESIGN_CSS_VERSION } from './design.css.js';
 

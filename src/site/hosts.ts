@@ -5,11 +5,11 @@ import { VersionedCache } from '../platform/cache.js';
 import type { CacheInvalidation } from '../platform/cache-invalidation.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { SiteHost, SiteWebsite } from '../platform/site-context.js';
+import { SITE_WEBSITE_COLUMNS, siteWebsiteRow } from '../websites/index.js';
 
 export type { SiteHost, SiteWebsite };
 
-/** The `websites` columns a `SiteWebsite` is read from. */
-export const SITE_WEBSITE_COLUMNS = ['id', 'account_id', 'code', 'display_name', 'default_language', 'time_zone', 'provisioning_status'] as const;
+export { SITE_WEBSITE_COLUMNS };
 
 /** A `websites` row (SITE_WEBSITE_COLUMNS) as the site knows it. */
 export function siteWebsiteOf(row: Row): SiteWebsite {
@@ -72,6 +72,8 @@ export interface SiteHosts {
 }
 
 const HOST_KEY = Symbol('siteHost');
+/** A raw request the site constraint has recorded its host on. */
+type HostedRequest = IncomingMessage & { [HOST_KEY]?: SiteHost };
 
 /**
  * Host → website. `{code}.{PLATFORM_DOMAIN}` is decided by the name alone (so an unknown code gets
@@ -143,14 +145,14 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
         }
         if (decided === null) return done(null, undefined);
         if (typeof decided !== 'string') {
-          (req as any)[HOST_KEY] = decided;
+          (req as HostedRequest)[HOST_KEY] = decided;
           return done(null, 'site');
         }
         const hostname = decided;
         connectedDomain(hostname).then(
           (websiteId) => {
             if (!websiteId) return done(null, undefined);
-            (req as any)[HOST_KEY] = { hostname, kind: 'custom', websiteId } satisfies SiteHost;
+            (req as HostedRequest)[HOST_KEY] = { hostname, kind: 'custom', websiteId } satisfies SiteHost;
             done(null, 'site');
           },
           // The database cannot say: the request stays on the platform's surfaces (never an error
@@ -164,7 +166,7 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
       mustMatchWhenDerived: true,
     },
 
-    hostOf: (req) => (req as any)[HOST_KEY],
+    hostOf: (req) => (req as HostedRequest)[HOST_KEY],
 
     known(host) {
       const version = hostsVersion();
@@ -177,8 +179,7 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
       const key = websiteKey(host);
       const found = await websites.load(key, hostsVersion, async () => {
         if (host.kind !== 'custom' && !LABEL.test(host.code ?? '')) return null;
-        const query = db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]);
-        const row = await (host.kind === 'platform' ? query.where('code', '=', host.code!) : query.where('id', '=', host.websiteId!)).executeTakeFirst();
+        const row = await siteWebsiteRow(db, host.kind === 'platform' ? { code: host.code! } : { id: host.websiteId! });
         return row ? present(row) : null;
       });
       return found ?? undefined;

@@ -1,5 +1,5 @@
 import { evalToken, Tag, type Context, type Emitter, type Liquid, type TagToken, type TopLevelToken, type ValueToken } from 'liquidjs';
-import { cmsSiteReader } from '../cms/cms.site.js';
+import { cmsSiteReader } from '../cms/index.js';
 import type { Database } from '../platform/db/database.js';
 import type { SiteContext, SiteView } from '../platform/area.js';
 import { jsonLdText } from './design.js';

@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants as zlib, gzip as gzipCallback } from 'node:zlib';
 import { negotiate } from '@fastify/accept-negotiator';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay from 'find-my-way';
-import type { Kysely } from 'kysely';
 import { Liquid } from 'liquidjs';
 import type { AreaDeps, SiteContext, SiteContribution, SiteDeps, SiteEntry, SiteHtmlPage, SitePage, SitePageContext, SitePageHandler, SiteScript, SiteSettings, SiteView } from '../platform/area.js';
 import { TtlCache } from '../platform/cache.js';
+import type { Db } from '../platform/db/schema.js';
+import { viewsInCreationOrder } from '../views/index.js';
 import { MethodNotAllowed, NotFound } from '../platform/errors.js';
 import { sendError, toApiError, type RouteTable } from '../platform/http/errors.js';
 import type { SiteChrome } from './chrome.js';
@@ -22,7 +23,7 @@ import { readSiteSettings } from '../settings/index.js';
 import { sitemapContribution } from './sitemap.js';
 import { CORE_TEMPLATES, errorHtml, maintenanceHtml, UNKNOWN_HOST_HTML } from './templates.js';
 import type { SiteVersions } from './versions.js';
-import { themePreviewContribution, themePreviewScript, wantsThemePreview } from '../theme/theme-preview.site.js';
+import { themePreviewContribution, themePreviewScript, wantsThemePreview } from '../theme/index.js';
 
 /** Website setting that opens or closes the whole site (`LIVE`, `MAINTENANCE`, `PASSWORD_PROTECTED`). */
 export const SITE_STATUS_SETTING = 'general.site.status';
@@ -63,14 +64,8 @@ interface CachedAnswer {
 }
 
 /** The views a website's site serves (active ones and the default), the default first. */
-export async function readSiteViews(db: Kysely<any>, websiteId: string): Promise<SiteView[]> {
-  const rows = await db
-    .selectFrom('views')
-    .select(['id', 'display_name', 'locale', 'url_prefix', 'is_default', 'fallback_view_id', 'is_active'])
-    .where('website_id', '=', websiteId)
-    .orderBy('create_time')
-    .orderBy('id')
-    .execute();
+export async function readSiteViews(db: Db, websiteId: string): Promise<SiteView[]> {
+  const rows = await viewsInCreationOrder(db, websiteId);
   const truthy = (v: unknown) => v === true || v === 1;
   return rows
     .filter((r) => truthy(r.is_active) || truthy(r.is_default))
@@ -136,7 +131,8 @@ export async function registerSiteSurface(
 
   const pageRouter = FindMyWay<FindMyWay.HTTPVersion.V1>({ ignoreTrailingSlash: true, maxParamLength: 500 });
   for (const contribution of contributions) {
-    for (const page of contribution.pages ?? []) pageRouter.on('GET', page.pattern, page.handler as never);
+    // The router only matches paths: each route's page handler rides in its store.
+    for (const page of contribution.pages ?? []) pageRouter.on('GET', page.pattern, () => {}, { handler: page.handler });
   }
 
   const snapshots = new TtlCache<string, Snapshot>(20_000, PAGE_CACHE_TTL_MS);
@@ -314,8 +310,8 @@ export async function registerSiteSurface(
     });
 
     // HTML for people; routes that answer JSON (read API, /mcp) mark `config.siteJson` and get the canonical body.
-    site.setErrorHandler((err, request, reply) => {
-      const apiError = toApiError(err as never);
+    site.setErrorHandler((err: FastifyError, request, reply) => {
+      const apiError = toApiError(err);
       if (apiError.httpCode >= 500) request.log.error({ err, request_id: request.id }, 'site request failed');
       if ((request.routeOptions.config as { siteJson?: boolean } | undefined)?.siteJson) throw err;
       // A plugin's own client error (403 of a CSRF check, 415, 413) keeps its status on an HTML page.
@@ -405,7 +401,7 @@ export async function registerSiteSurface(
         query,
         href: (p, v = view) => href(v, p),
       };
-      page = await (found.handler as unknown as SitePageHandler)(pageCtx);
+      page = await (found.store as { handler: SitePageHandler }).handler(pageCtx);
     }
     if (!page) return notFound(request, reply, view, 404);
     if (markdown && (page.kind !== 'html' || page.contentHtml === undefined)) {

@@ -1,5 +1,6 @@
 import type { Database } from '../platform/db/database.js';
 import { TtlCache } from '../platform/cache.js';
+import { siteVersionOf } from './site.repo.js';
 
 /**
  * How long one process reuses a website's content version before reading it again: the bound on
@@ -23,12 +24,7 @@ export function createSiteVersions(database: Database, ttlMs = SITE_VERSION_TTL_
       if (cached) return cached.read;
       // Concurrent requests of one website share the one read in flight.
       const entry: { read: Promise<number>; version?: number } = {
-        read: database.db
-          .selectFrom('site_versions')
-          .select('version')
-          .where('website_id', '=', websiteId)
-          .executeTakeFirst()
-          .then((row) => (entry.version = Number(row?.version ?? 0))),
+        read: siteVersionOf(database.db, websiteId).then((version) => (entry.version = version)),
       };
       cache.set(websiteId, entry, now);
       entry.read.catch(() => cache.get(websiteId, now) === entry && cache.delete(websiteId));

@@ -1,6 +1,6 @@
 import { createPublishedPosts, type PublishedPost } from '../../blog/published-posts.js';
-import { createPublishedPages, type PublishedPage } from '../../cms/published-pages.js';
-import { readPublishedMenu, type PublishedMenu } from '../../navigation/published-navigation.js';
+import { createPublishedPages, type PublishedPage } from '../../cms/index.js';
+import { readPublishedMenu, type PublishedMenu } from '../../navigation/index.js';
 import type { AreaDeps, SiteContext, SiteView } from '../../platform/area.js';
 import { InvalidArgument } from '../../platform/errors.js';
 import { createPageTokenCodec, queryBinding } from '../../platform/query/page-token.js';

@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { URL_KEY_PATTERN } from '../../cms/cms-page.resource.js';
-import { IDENTIFIER_PATTERN } from '../../cms/cms-block.resource.js';
+import { IDENTIFIER_PATTERN, URL_KEY_PATTERN } from '../../cms/index.js';
 import { InvalidArgument, MethodNotAllowed, NotFound } from '../../platform/errors.js';
 import { errorResponses } from '../../platform/http/openapi-shapes.js';
 import { registerOpenApi } from '../../platform/http/openapi.js';
@@ -181,7 +180,8 @@ export async function registerReadApi(site: FastifyInstance, deps: SiteDeps, con
   await site.register(async (api) => {
     // JSON errors from the platform's handler instead of the site's HTML page (site.surface.ts).
     api.addHook('onRoute', (route) => {
-      route.config = { ...(route.config as object), siteJson: true } as never;
+      // `siteJson` is the site's own route flag, unknown to Fastify's config type.
+      route.config = { ...(route.config as object), siteJson: true } as typeof route.config;
     });
     api.addHook('onRequest', async (request) => {
       const ctx = deps.siteOf(request);
