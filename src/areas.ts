@@ -17,7 +17,7 @@ import { analyticsArea } from './analytics/analytics.area.js';
 import { dashboardArea } from './dashboard/dashboard.area.js';
 import { searchArea } from './search/search.area.js';
 import { webhooksArea } from './webhooks/webhooks.area.js';
-import { eventsArea } from './platform/events/events.area.js';
+import { eventsArea } from './platform/events-area/events.area.js';
 
 /**
  * Every area of SPEC built on the platform, in provisioning order (a step may rely on the steps of

@@ -29,7 +29,7 @@ import type { Database } from '../db/database.js';
 import type { DB } from '../db/schema.js';
 import type { RequestContext } from '../auth/context.js';
 import { randomBytes } from 'node:crypto';
-import { newId } from '../resource/ids.js';
+import { newId } from '../ids.js';
 
 let sequence = 0;
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { JsonSchema } from '../resource/schemas.js';
+
+/** JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 share). */
+export type JsonSchema = Record<string, unknown>;
 
 /**
  * Named schemas: every (sub)schema that carries an `$id` is a shared schema of the surface

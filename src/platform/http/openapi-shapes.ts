@@ -1,6 +1,5 @@
 import { HTTP_STATUS_OF } from '../errors.js';
-import type { JsonSchema } from '../resource/schemas.js';
-import { Reply } from './components.js';
+import { Reply, type JsonSchema } from './components.js';
 
 // Shapes every surface shares. Each carries an `$id`: it is a named component of the OpenAPI
 // document and a shared schema of the serializer and validator (see components.ts).

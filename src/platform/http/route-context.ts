@@ -5,8 +5,8 @@ import type { Right } from '../auth/rights.js';
 import type { TokenService } from '../auth/tokens.js';
 import { NotFound } from '../errors.js';
 import { refuseUnstorableText } from './input-guard.js';
-import { PATH_ID_PATTERN } from '../resource/ids.js';
-import { templateParams } from '../resource/paths.js';
+import { PATH_ID_PATTERN } from '../ids.js';
+import { templateParams } from '../paths.js';
 
 /**
  * Turns a request into the transport-free context services take: authenticates the bearer token,

@@ -6,7 +6,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type nodemailer from 'nodemailer';
 import type { Database } from '../db/database.js';
 import type { SecretBox } from '../crypto.js';
-import { newId } from '../resource/ids.js';
+import { newId } from '../ids.js';
 import { startWorkerLoops, Wakeup } from '../jobs/worker-loops.js';
 import { createLeaseQueue } from '../jobs/lease.js';
 import { checkMailData, renderMail, type MailTemplateId } from './templates.js';

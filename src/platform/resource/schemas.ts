@@ -1,8 +1,9 @@
+import type { JsonSchema } from '../http/components.js';
 import type { FieldDecl, ResourceDecl } from './declaration.js';
 import { templateParams } from './paths.js';
 
-/** JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 share). */
-export type JsonSchema = Record<string, unknown>;
+// Declared with the HTTP components (below the engine, which builds its schemas for them); re-exported for the engine's callers.
+export type { JsonSchema };
 
 // Strings without a declared bound still get one, so no field accepts unbounded text.
 const DEFAULT_MAX_LENGTH = 1024;

@@ -2,7 +2,7 @@ import type { RequestContext } from '../auth/context.js';
 import { anyMember, reaches, read, type Right } from '../auth/rights.js';
 import type { FieldDecl, ResourceDecl, Row } from '../resource/declaration.js';
 import type { ResourceService } from '../resource/engine.js';
-import { EVENT_RETENTION_MS } from './events.js';
+import { EVENT_RETENTION_MS } from '../events/events.js';
 
 const DAYS = EVENT_RETENTION_MS / (24 * 3600_000);
 

@@ -5,7 +5,7 @@ import { eventResources } from './event.resource.js';
 const RETENTION_EVERY_MS = 3600_000;
 
 /**
- * Events (platform/events/): the read Lists, and the retention that deletes events older than
+ * Events (recorded by platform/events/): the read Lists, and the retention that deletes events older than
  * `EVENT_RETENTION_MS`, run beside every Operations worker (at start, then hourly; idempotent).
  */
 export const eventsArea: Area = {
