@@ -5,7 +5,7 @@ import cors from '@fastify/cors';
 import type { Config } from './config.js';
 import { accountNames, accountResource } from './accounts/index.js';
 import { insertCreatorMembership, lockMembershipsOfAccounts, makeAdministrator, membershipsOfUser } from './access/index.js';
-import { previewOrigins, registerAdminApp } from './admin-app/admin-app.js';
+import { previewOrigins, registerAdminApp } from './admin-app/index.js';
 import { projectResource } from './projects/index.js';
 import { websiteResource } from './websites/website.resource.js';
 import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
