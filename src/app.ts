@@ -1,4 +1,3 @@
-import type { Transaction } from 'kysely';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import compress from '@fastify/compress';
 import cors from '@fastify/cors';
@@ -7,8 +6,7 @@ import { accountNames, accountResource } from './accounts/index.js';
 import { insertCreatorMembership, lockMembershipsOfAccounts, makeAdministrator, membershipsOfUser } from './access/index.js';
 import { previewOrigins, registerAdminApp } from './admin-app/index.js';
 import { projectResource } from './projects/index.js';
-import { websiteResource } from './websites/website.resource.js';
-import { provisioningHandler, PROVISION_WEBSITE } from './websites/provisioning.js';
+import { provisioningHandler, PROVISION_WEBSITE, websiteIdsOwnedBy, websiteResource } from './websites/index.js';
 import { areas as platformAreas } from './areas.js';
 import type { Area, AreaDeps, Reference, SurfaceDeps } from './platform/area.js';
 import type { BlobStore } from './platform/storage/blobs.js';
@@ -39,11 +37,10 @@ import { createEvents } from './platform/events/events.js';
 import { createListCounts } from './platform/query/list-counts.js';
 import { createPageTokenCodec } from './platform/query/page-token.js';
 import { createResourceService, type ResourceService } from './platform/resource/engine.js';
+import type { Trx } from './platform/db/schema.js';
 import type { Row, WriteContext } from './platform/resource/declaration.js';
 import { registerResourceRoutes } from './platform/resource/routes.js';
-import { createSiteHosts } from './site/hosts.js';
-import { registerSiteSurface } from './site/site.surface.js';
-import { createSiteVersions } from './site/versions.js';
+import { createSiteHosts, createSiteVersions, registerSiteSurface } from './site/index.js';
 
 export const TENANT_PREFIX = '/tenant-api/v1';
 export const SITE_PREFIX = '/site-api/v1';
@@ -190,14 +187,14 @@ export async function buildApp(opts: {
       shareAfterMs: config.listCountShareMs,
       onShareError: (err) => app.log.warn({ err }, 'could not share a list count with other processes'),
     }),
-    onDeleting: async (trx: Transaction<any>, table: string, row: Row, now: number) => {
+    onDeleting: async (trx: Trx, table: string, row: Row, now: number) => {
       if (row.website_id) for (const reference of referencesTo(table)) await reference.detach(trx, row.website_id, row.id, now);
       // Rows of deleted websites go by foreign-key cascade, their blobs by prefix once the delete
       // committed: the website's own (media), and for an account its AI artifacts too.
-      const owner = table === 'accounts' ? 'account_id' : table === 'projects' ? 'project_id' : table === 'websites' ? 'id' : undefined;
+      const owner = table === 'accounts' ? 'account' : table === 'projects' ? 'project' : table === 'websites' ? 'website' : undefined;
       if (!owner) return;
-      const websites = await trx.selectFrom('websites').select('id').where(owner, '=', row.id).execute();
-      const prefixes = [...websites.map((w) => `websites/${w.id}`), ...(table === 'accounts' ? [`accounts/${row.id}`] : [])];
+      const websites = await websiteIdsOwnedBy(trx, owner, row.id);
+      const prefixes = [...websites.map((id) => `websites/${id}`), ...(table === 'accounts' ? [`accounts/${row.id}`] : [])];
       return async () => {
         for (const prefix of prefixes) {
           await blobs.deletePrefix(prefix).catch((err) => app.log.error({ err, prefix }, 'could not remove the blobs of a deleted resource'));

@@ -1,5 +1,4 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from './db/database.js';
 import type { RouteContextFactory } from './http/route-context.js';
@@ -11,7 +10,7 @@ import type { SecretBox } from './crypto.js';
 import type { Mailer } from './mail/mailer.js';
 import type { Limits } from './limits/limits.js';
 import type { Events } from './events/events.js';
-import type { Trx } from './db/schema.js';
+import type { Db, Trx } from './db/schema.js';
 import type { SiteContext, SiteEntry, SiteHtmlPage, SitePageContext, SitePageHandler, SiteScript, SiteSearch, SiteView, SiteVisitor } from './site-context.js';
 
 // The site's request types, so an area's site contribution imports everything it needs from here.
@@ -88,7 +87,7 @@ export interface SurfaceDeps extends AreaDeps {
  */
 export interface ProvisioningStep {
   name: string;
-  run(db: Kysely<any>, website: Row, op: OperationRun): Promise<void>;
+  run(db: Db | Trx, website: Row, op: OperationRun): Promise<void>;
 }
 
 /**
@@ -102,8 +101,8 @@ export interface Reference {
   target: string;
   /** e.g. `cms_pages.visible_view_ids`, named in refusals. */
   describe: string;
-  count(trx: Kysely<any>, websiteId: string, targetId: string): Promise<number>;
-  detach(trx: Kysely<any>, websiteId: string, targetId: string, now: number): Promise<void>;
+  count(trx: Db | Trx, websiteId: string, targetId: string): Promise<number>;
+  detach(trx: Db | Trx, websiteId: string, targetId: string, now: number): Promise<void>;
 }
 
 /**

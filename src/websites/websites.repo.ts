@@ -29,3 +29,11 @@ export function siteWebsiteRow(db: Db | Trx, key: { code: string } | { id: strin
   const query = db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]);
   return ('code' in key ? query.where('code', '=', key.code) : query.where('id', '=', key.id)).executeTakeFirst();
 }
+
+// --- read by the composition root (src/app.ts: blobs of deleted websites) ---
+
+/** Ids of the websites an account or a project holds, or of the website itself: whose blobs go when it is deleted. */
+export async function websiteIdsOwnedBy(db: Db | Trx, owner: 'account' | 'project' | 'website', id: string): Promise<string[]> {
+  const column = owner === 'account' ? 'account_id' : owner === 'project' ? 'project_id' : 'id';
+  return (await db.selectFrom('websites').select('id').where(column, '=', id).execute()).map((w) => w.id);
+}
