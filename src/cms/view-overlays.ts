@@ -1,4 +1,4 @@
-import type { Database } from '../platform/db/database.js';
+import type { Database, PreparedRead } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
@@ -62,9 +62,9 @@ export function preparedQuery(database: Database, query: { compile(): { sql: str
   const compiled = query.compile();
   const slots = compiled.parameters.map((p) => (typeof p === 'string' && p.startsWith('\u0000') ? p.slice(1) : undefined));
   // Prepared on first use: SQLite prepares against the schema, which migrations may not have built yet.
-  let run: ReturnType<Database['prepare']> | undefined;
+  let run: PreparedRead<Row> | undefined;
   return async (values: Record<string, unknown>): Promise<Row[]> => {
-    run ??= database.prepare(compiled.sql);
+    run ??= database.prepare<Row>(compiled.sql);
     return run(slots.map((name, i) => (name === undefined ? compiled.parameters[i] : values[name])));
   };
 }

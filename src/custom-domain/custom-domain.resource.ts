@@ -1,14 +1,22 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { RequestContext } from '../platform/auth/context.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { Database } from '../platform/db/database.js';
+import type { Db, Trx } from '../platform/db/schema.js';
 import { Aborted, FailedPrecondition, NotFound, Unavailable } from '../platform/errors.js';
-import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
+import type { ResourceDecl } from '../platform/resource/declaration.js';
 import { etagMatches } from '../platform/resource/engine.js';
 import { etagOf } from '../platform/resource/mapper.js';
+import { customDomainOf, lockCustomDomain, releaseDomainElsewhere, writeCustomDomain, type CustomDomainRow } from './custom-domain.repo.js';
 import { lookupCname } from './dns-check.js';
+import { websiteCodeInAccount } from '../websites/index.js';
 
 export const DOMAIN_STATUSES = ['NOT_CONFIGURED', 'PENDING_DNS', 'CONNECTED', 'MISCONFIGURED'] as const;
+
+/** The website a custom domain belongs to, as its platform hostname needs it. */
+interface WebsiteCode {
+  id: string;
+  code: string;
+}
 
 export interface CustomDomainDeps {
   database: Database;
@@ -18,26 +26,20 @@ export interface CustomDomainDeps {
 }
 
 /** The stored projection row, created on first need (revision 0 = never written). */
-async function lockRow(trx: Transaction<any>, accountId: string, websiteId: string, now: number, dialect: Database['dialect']): Promise<Row> {
-  await trx
-    .insertInto('custom_domains')
-    .values({ id: websiteId, account_id: accountId, domain: null, status: 'NOT_CONFIGURED', revision: 0, create_time: now, update_time: now })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
-  return dialect.forUpdate(trx.selectFrom('custom_domains').selectAll().where('id', '=', websiteId).where('account_id', '=', accountId)).executeTakeFirstOrThrow();
+async function lockRow(trx: Trx, accountId: string, websiteId: string, now: number, dialect: Database['dialect']): Promise<CustomDomainRow> {
+  return lockCustomDomain(trx, dialect, accountId, websiteId, now);
 }
 
-async function saveRow(trx: Transaction<any>, previous: Row, changes: Row, now: number): Promise<Row> {
-  const next = {
+async function saveRow(trx: Trx, previous: CustomDomainRow, changes: Partial<CustomDomainRow>, now: number): Promise<CustomDomainRow> {
+  const next: CustomDomainRow = {
     ...previous,
     ...changes,
     revision: Number(previous.revision) + 1,
     create_time: Number(previous.revision) === 0 ? now : previous.create_time,
     update_time: Math.max(now, Number(previous.update_time)),
   };
-  const set: Row = { ...next };
-  delete set.id;
-  await trx.updateTable('custom_domains').set(set).where('id', '=', previous.id).execute();
+  const { id, ...set } = next;
+  await writeCustomDomain(trx, id, set);
   return next;
 }
 
@@ -46,7 +48,7 @@ async function saveRow(trx: Transaction<any>, previous: Row, changes: Row, now: 
  * own transaction): a new domain starts over at PENDING_DNS, null leaves NOT_CONFIGURED.
  */
 export function customDomainWriteHook(dialect: Database['dialect']) {
-  return async (trx: Transaction<any>, ctx: RequestContext, websiteId: string, value: unknown) => {
+  return async (trx: Trx, ctx: RequestContext, websiteId: string, value: unknown) => {
     const domain = typeof value === 'string' && value ? value : null;
     const row = await lockRow(trx, ctx.access!.accountId, websiteId, ctx.now, dialect);
     if ((row.domain ?? null) === domain) return;
@@ -67,13 +69,13 @@ export function customDomainResource(deps: CustomDomainDeps): ResourceDecl {
   const { database } = deps;
   const { dialect } = database;
 
-  async function website(db: Kysely<any>, ctx: RequestContext, websiteId: string): Promise<Row> {
-    const row = await db.selectFrom('websites').select(['id', 'code']).where('id', '=', websiteId).where('account_id', '=', ctx.access!.accountId).executeTakeFirst();
+  async function website(db: Db, ctx: RequestContext, websiteId: string): Promise<WebsiteCode> {
+    const row = await websiteCodeInAccount(db, ctx.access!.accountId, websiteId);
     if (!row) throw new NotFound(`website ${websiteId}`);
     return row;
   }
 
-  function present(site: Row, row: Row | undefined): Record<string, unknown> {
+  function present(site: WebsiteCode, row: CustomDomainRow | undefined): Record<string, unknown> {
     const platformHostname = `${site.code}.${deps.platformDomain}`;
     const domain: string | null = row?.domain ?? null;
     const resource: Record<string, unknown> = {
@@ -97,7 +99,7 @@ export function customDomainResource(deps: CustomDomainDeps): ResourceDecl {
 
   async function current(ctx: RequestContext, websiteId: string) {
     const site = await website(database.db, ctx, websiteId);
-    const row = await database.db.selectFrom('custom_domains').selectAll().where('id', '=', websiteId).where('account_id', '=', ctx.access!.accountId).executeTakeFirst();
+    const row = await customDomainOf(database.db, ctx.access!.accountId, websiteId);
     return { site, row, resource: present(site, row) };
   }
 
@@ -167,15 +169,7 @@ export function customDomainResource(deps: CustomDomainDeps): ResourceDecl {
             const row = await lockRow(trx, ctx.access!.accountId, call.params.website_id, now, dialect);
             // The domain changed while DNS was asked: this answer is about another name.
             if (row.domain !== domain) throw new Aborted('the custom domain changed while it was being verified', present(before.site, row));
-            if (outcome.status === 'CONNECTED') {
-              await trx
-                .updateTable('custom_domains')
-                .set((eb) => ({ status: 'PENDING_DNS', status_detail: `${domain} now points at another website`, revision: eb('revision', '+', 1), update_time: now }))
-                .where('domain', '=', domain)
-                .where('status', '=', 'CONNECTED')
-                .where('id', '!=', row.id)
-                .execute();
-            }
+            if (outcome.status === 'CONNECTED') await releaseDomainElsewhere(trx, domain, row.id, now);
             return saveRow(trx, row, { ...outcome, last_verify_time: now }, now);
           });
           return present(before.site, saved);

@@ -1,6 +1,7 @@
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, WriteContext } from '../platform/resource/declaration.js';
-import { countOnWebsite, lockWebsite, moveAttributesToDefaultSection } from './customers.repo.js';
+import { lockWebsite } from '../websites/index.js';
+import { countOnWebsite, moveAttributesToDefaultSection } from './customers.repo.js';
 import { appendSortOrder } from '../platform/resource/ordering.js';
 import type { CustomerAreaDeps } from './customer.resource.js';
 import { CUSTOMER_RIGHTS, labelsField, SORT_ORDER_FIELD } from './shared.js';

@@ -1,7 +1,8 @@
 import { AlreadyExists, FailedPrecondition, InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { ATTRIBUTE_TYPES, SELECT_TYPES, TEXT_CAP, TEXT_TYPES } from './attribute-values.js';
-import { attributeKeyTaken, countOnWebsite, lockWebsite, removeAttributeValues } from './customers.repo.js';
+import { lockWebsite } from '../websites/index.js';
+import { attributeKeyTaken, countOnWebsite, removeAttributeValues } from './customers.repo.js';
 import { appendSortOrder } from '../platform/resource/ordering.js';
 import { refuseSortOrderChange } from './customer-attribute-group.resource.js';
 import type { CustomerAreaDeps } from './customer.resource.js';

@@ -230,11 +230,6 @@ export async function attributeDefs(db: Db | Trx, dialect: SqlDialect, websiteId
   return defs;
 }
 
-/** Locks the website row for the rest of the transaction: serialises per-website limits and sort orders. */
-export async function lockWebsite(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<void> {
-  await dialect.forUpdate(db.selectFrom('websites').select('id').where('id', '=', websiteId)).execute();
-}
-
 /** Rows of `table` on the website. */
 export async function countOnWebsite(db: Db | Trx, table: 'customer_attributes' | 'customer_attribute_groups', websiteId: string): Promise<number> {
   const row = await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirstOrThrow();

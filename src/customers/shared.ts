@@ -1,6 +1,6 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { FieldDecl } from '../platform/resource/declaration.js';
-import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
+import { LANGUAGE_PATTERN } from '../websites/index.js';
 
 /** Rights of every customer-area resource: a section beneath `website`, so editors write it. */
 export const CUSTOMER_RIGHTS = { read: read('website.customers'), write: write('website.customers') };

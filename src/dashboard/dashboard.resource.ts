@@ -2,7 +2,7 @@ import { read, write } from '../platform/auth/rights.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
-import { DEFAULT_WIDGETS, MAX_WIDGETS, WIDGET_SCHEMA, isDefaultLayout, normaliseLayout, presentWidget, type Widget } from './layout.js';
+import { DEFAULT_WIDGETS, MAX_WIDGETS, WIDGET_SCHEMA, isDefaultLayout, normaliseLayout, presentWidget, type SentWidget, type Widget } from './layout.js';
 
 /**
  * A website's analytics dashboard (`websites/{w}/dashboard`, a singleton): widgets of
@@ -42,7 +42,7 @@ export function dashboardResource(deps: { dialect: SqlDialect }): ResourceDecl {
     hooks: {
       beforeUpdate(ctx, next) {
         if (!ctx.updatedPaths.includes('widgets')) return;
-        const { widgets, violations } = normaliseLayout(dialect.readJson<Record<string, unknown>[]>(next.widgets));
+        const { widgets, violations } = normaliseLayout(dialect.readJson<SentWidget[]>(next.widgets));
         if (violations.length) throw new InvalidArgument(violations.map((v) => `${v.field}: ${v.description}`).join('; '), violations);
         next.widgets = dialect.json(widgets);
       },

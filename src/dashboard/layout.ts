@@ -4,7 +4,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { checkQuery } from '../analytics/query.js';
+import { checkQuery } from '../analytics/index.js';
 import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import { violationsOf } from '../platform/http/errors.js';
 import { GRID_COLUMNS, MAX_WIDGET_HEIGHT, WIDGET_TYPES, defaultSettings, resolveQuery, widgetTypeOf, type WidgetSize, type WidgetType } from './widget-types.js';
@@ -78,6 +78,9 @@ export interface Widget {
   settings: Record<string, unknown>;
 }
 
+/** A widget as the body schema lets it through: `id` and `settings` may be left out. */
+export type SentWidget = Omit<Widget, 'id' | 'settings'> & { id?: string; settings?: Record<string, unknown> };
+
 /** The stored shape, key order fixed (PostgreSQL's jsonb reorders keys, so stored order means nothing). */
 const storedWidget = (w: Widget): Widget => ({
   id: w.id,
@@ -115,7 +118,7 @@ const DEFAULT_CANONICAL = JSON.stringify(DEFAULT_WIDGETS);
 const settingsAjv = addFormats.default(new Ajv({ allErrors: true, strict: false, coerceTypes: false, useDefaults: false }));
 const settingsValidators = new Map<string, ValidateFunction>(WIDGET_TYPES.map((type) => [type.id, settingsAjv.compile(type.settings_schema)]));
 
-const overlaps = (a: Widget, b: Widget) =>
+const overlaps = (a: Pick<Widget, 'position' | 'size'>, b: Pick<Widget, 'position' | 'size'>) =>
   a.position.x < b.position.x + b.size.width &&
   b.position.x < a.position.x + a.size.width &&
   a.position.y < b.position.y + b.size.height &&
@@ -126,14 +129,14 @@ const overlaps = (a: Widget, b: Widget) =>
  * stored: ids assigned where absent, settings completed with their defaults, `query` dropped.
  * Every rule broken is a violation naming the field (`widgets[2].settings.limit`).
  */
-export function normaliseLayout(sent: ReadonlyArray<Record<string, any>>): { widgets: Widget[]; violations: FieldViolation[] } {
+export function normaliseLayout(sent: readonly SentWidget[]): { widgets: Widget[]; violations: FieldViolation[] } {
   const violations: FieldViolation[] = [];
-  const widgets: Widget[] = [];
+  const widgets: Array<SentWidget & { settings: Record<string, unknown> }> = [];
   const firstWithId = new Map<string, number>();
   const fits: boolean[] = [];
   sent.forEach((w, i) => {
     const at = `widgets[${i}]`;
-    const widget: Widget = { id: w.id, type: w.type, position: w.position, size: w.size, settings: { ...(w.settings ?? {}) } };
+    const widget = { id: w.id, type: w.type, position: w.position, size: w.size, settings: { ...(w.settings ?? {}) } };
     widgets.push(widget);
     if (widget.id !== undefined) {
       const first = firstWithId.get(widget.id);
@@ -172,14 +175,14 @@ export function normaliseLayout(sent: ReadonlyArray<Record<string, any>>): { wid
     if (other >= 0) violations.push({ field: `widgets[${j}].position`, description: `overlaps widgets[${other}]; widgets may not share a grid cell` });
   });
   // Ids for widgets sent without one: the type id, then `{type}_2`, `{type}_3`, … — never one taken.
-  for (const widget of widgets) {
-    if (widget.id !== undefined) continue;
+  const complete = widgets.map((widget): Widget => {
+    if (widget.id !== undefined) return { ...widget, id: widget.id };
     let candidate = widget.type;
     for (let n = 2; firstWithId.has(candidate); n++) candidate = `${widget.type}_${n}`;
-    widget.id = candidate;
     firstWithId.set(candidate, -1);
-  }
-  return { widgets: violations.length ? [] : widgets.map(storedWidget), violations };
+    return { ...widget, id: candidate };
+  });
+  return { widgets: violations.length ? [] : complete.map(storedWidget), violations };
 }
 
 /**

@@ -11,7 +11,7 @@
  * widget of a dashboard answers its resolved body as `query`, and a layout whose resolved query
  * `:query` would refuse (`checkQuery`) is refused when written.
  */
-import { COMPARES, DATE_RANGES as ANALYTICS_DATE_RANGES, INTERVALS, METRICS } from '../analytics/query.js';
+import { COMPARES, DATE_RANGES as ANALYTICS_DATE_RANGES, INTERVALS, METRICS } from '../analytics/index.js';
 
 /** Grid the dashboard is laid out on: 12 columns, rows of one unit each. */
 export const GRID_COLUMNS = 12;

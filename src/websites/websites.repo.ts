@@ -1,3 +1,4 @@
+import type { SqlDialect } from '../platform/db/database.js';
 import type { Db, Trx } from '../platform/db/schema.js';
 
 /** Statements over `websites` outside the engine's own (provisioning's status, the code check). */
@@ -36,4 +37,16 @@ export function siteWebsiteRow(db: Db | Trx, key: { code: string } | { id: strin
 export async function websiteIdsOwnedBy(db: Db | Trx, owner: 'account' | 'project' | 'website', id: string): Promise<string[]> {
   const column = owner === 'account' ? 'account_id' : owner === 'project' ? 'project_id' : 'id';
   return (await db.selectFrom('websites').select('id').where(column, '=', id).execute()).map((w) => w.id);
+}
+
+// --- read by other areas (customers, custom-domain) ---
+
+/** Locks the website row until the transaction ends: serialises an area's per-website limits and sort orders. */
+export async function lockWebsite(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<void> {
+  await dialect.forUpdate(db.selectFrom('websites').select('id').where('id', '=', websiteId)).execute();
+}
+
+/** A website of the account with its code (undefined: no such website in the account). */
+export function websiteCodeInAccount(db: Db | Trx, accountId: string, websiteId: string) {
+  return db.selectFrom('websites').select(['id', 'code']).where('id', '=', websiteId).where('account_id', '=', accountId).executeTakeFirst();
 }

@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { VersionedCache } from '../cache.js';
 import type { CacheInvalidation } from '../cache-invalidation.js';
 import type { Database } from '../db/database.js';
@@ -10,7 +9,7 @@ import { BUILT_IN_ROLE_GRANTS, effectiveGrants, reaches, type BuiltInRole, type 
 export interface AccessRoot {
   /** Path parameter naming it, e.g. `website_id`. */
   param: string;
-  table: string;
+  table: 'accounts' | 'projects' | 'websites';
   /** Whether the root is a website (website-scoped resources carry `website_id`). */
   isWebsite: boolean;
 }
@@ -69,7 +68,7 @@ export function scopeOf(database: Database, row: MembershipRow): Required<Omit<A
  * probe of random ids or of an account one is not a member of costs no read).
  */
 export function createAccessService(database: Database, invalidation: CacheInvalidation): AccessService {
-  const db: Kysely<any> = database.db;
+  const { db } = database;
   const roots = new VersionedCache<string, string | null>(ROOT_CACHE);
   const memberships = new VersionedCache<string, Required<Omit<AccessScope, 'websiteId'>> | null>(MEMBERSHIP_CACHE);
   const rootsVersion = () => invalidation.version('roots');

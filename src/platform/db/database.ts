@@ -19,7 +19,11 @@ export interface SubscribeOptions {
 }
 
 /** Runs one SQL text (compiled by Kysely) with new parameters, as a prepared statement. */
-export type PreparedRead = (parameters: readonly unknown[]) => Promise<Record<string, any>[]>;
+export type PreparedRead<R = Record<string, unknown>> = (parameters: readonly unknown[]) => Promise<R[]>;
+/** The row type of a compiled Kysely query, for `prepare<CompiledRow<typeof q>>(q.sql)`. */
+export type CompiledRow<Q> = Q extends CompiledQuery<infer R> ? R : never;
+/** A row of a table named at run time, as the driver answers it. */
+export type StoredRow = Record<string, unknown>;
 
 /**
  * A connected database: `db` for writes and transactions, `read` for List pages, `count` for
@@ -40,7 +44,7 @@ export interface Database {
    * connection (point reads are microseconds). PostgreSQL: a named statement, planned once per
    * connection; only for point lookups, never for LIKE filters, whose generic plans go bad.
    */
-  prepare(sql: string): PreparedRead;
+  prepare<R = StoredRow>(sql: string): PreparedRead<R>;
   /**
    * The row of `table` whose text `keyColumns` equal `keys` (in order), for the hottest point reads
    * (Get by id, Operation polling). SQLite: a cached statement, as `prepare`. PostgreSQL: lookups
@@ -48,7 +52,7 @@ export interface Database {
    * `unnest` arrays, so a burst of Gets costs one round trip and one backend wake-up instead of one
    * each (the pg client and the backend, not the row, dominate a point read's cost).
    */
-  pointReader(table: string, keyColumns: readonly string[]): (keys: readonly string[]) => Promise<Record<string, any> | undefined>;
+  pointReader(table: string, keyColumns: readonly string[]): (keys: readonly string[]) => Promise<StoredRow | undefined>;
   /**
    * Calls `onMessage` (with the notification's payload) whenever a process sends a notification on
    * `channel` (PostgreSQL LISTEN/NOTIFY), and `onLost` once if the listening connection fails
@@ -112,10 +116,10 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
       read,
       count,
       dialect: postgresDialect,
-      prepare(text) {
+      prepare<R>(text: string): PreparedRead<R> {
         let name = names.get(text);
         if (!name) names.set(text, (name = `hot_${names.size}`));
-        return async (values) => (await pool.query({ name, text, values: values as unknown[] })).rows;
+        return async (values) => (await pool.query({ name, text, values: [...values] })).rows;
       },
       pointReader: (table, keyColumns) => batchedPointReader(pool, table, keyColumns),
       topicAnnouncements: () => announcements,
@@ -163,13 +167,13 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   const writes = { count: 0 };
   const cached = withStatementCache(connection, writes);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
-  const prepare = (sql: string): PreparedRead => {
-    const statement = cached.prepare(sql);
+  const prepare = <R = StoredRow>(sql: string): PreparedRead<R> => {
+    const statement = cached.prepare<unknown[], R>(sql);
     return async (parameters) => {
       // While a transaction is open on the one writer connection its uncommitted rows would be
       // visible here: wait for it through Kysely's connection mutex instead.
-      if (connection.inTransaction) return (await db.executeQuery(CompiledQuery.raw(sql, parameters as unknown[]))).rows as Record<string, any>[];
-      return statement.all(parameters as unknown[]) as Record<string, any>[];
+      if (connection.inTransaction) return (await db.executeQuery<R>(CompiledQuery.raw(sql, [...parameters]))).rows;
+      return statement.all([...parameters]);
     };
   };
   const pointReader = (table: string, keyColumns: readonly string[]) => {
@@ -241,14 +245,14 @@ function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly s
     `select k.point_slot, t.* from unnest(${columns.map((_, i) => `$${i + 1}::text[]`).join(', ')}) ` +
     `with ordinality as k(${columns.join(', ')}, point_slot) ` +
     `join ${pg.escapeIdentifier(table)} t on ${columns.map((c) => `t.${c} = k.${c}`).join(' and ')}`;
-  type Waiting = { keys: readonly string[]; resolve(row: Record<string, any> | undefined): void; reject(err: unknown): void };
+  type Waiting = { keys: readonly string[]; resolve(row: StoredRow | undefined): void; reject(err: unknown): void };
   let queued: Waiting[] = [];
 
   function run(batch: Waiting[]): void {
     const values = keyColumns.map((_, column) => batch.map((w) => w.keys[column]));
     pool.query({ name, text, values }).then(
       (result) => {
-        const bySlot = new Map<number, Record<string, any>>();
+        const bySlot = new Map<number, StoredRow>();
         for (const { point_slot: slot, ...row } of result.rows) bySlot.set(Number(slot), row);
         batch.forEach((w, i) => w.resolve(bySlot.get(i + 1)));
       },
@@ -261,7 +265,7 @@ function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly s
     for (let i = 0; i < all.length; i += MAX_POINT_BATCH) run(all.slice(i, i + MAX_POINT_BATCH));
   }
   return (keys: readonly string[]) =>
-    new Promise<Record<string, any> | undefined>((resolve, reject) => {
+    new Promise<StoredRow | undefined>((resolve, reject) => {
       // setImmediate runs after the poll phase: every request that arrived with this batch of I/O joins.
       if (queued.length === 0) setImmediate(flush);
       queued.push({ keys, resolve, reject });

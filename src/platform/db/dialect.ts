@@ -1,4 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DB } from './schema.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -32,7 +33,7 @@ export interface SqlDialect {
    * Serialises writers of one key until the transaction ends (PostgreSQL: a transaction-scoped
    * advisory lock; SQLite: nothing to do, it has one writer). For uniqueness rules no index states.
    */
-  lockKey(trx: Kysely<any>, key: string): Promise<void>;
+  lockKey(trx: Kysely<DB>, key: string): Promise<void>;
   /**
    * Case-insensitive substring match of `column` against `text` (LIKE wildcards escaped). `table`
    * names the table holding `column` when that table has the trigram text index over it (see
@@ -100,9 +101,9 @@ export interface SqlDialect {
    * background work that must give way to requests instead of deadlocking with them (PostgreSQL
    * `SET LOCAL lock_timeout`, shorter than the deadlock detector's wait; SQLite: one writer, no-op).
    */
-  boundLockWait(trx: Kysely<any>, ms: number): Promise<void>;
+  boundLockWait(trx: Kysely<DB>, ms: number): Promise<void>;
   /** Tells subscribers of `channel` in other processes, when the transaction commits (no-op on SQLite). */
-  notify(db: Kysely<any>, channel: string): Promise<void>;
+  notify(db: Kysely<DB>, channel: string): Promise<void>;
   /**
    * The site search's one ranked query over `search_documents` (migration 2026-11-26-1530): the
    * documents of one website and view, live at `now`, matching every word of `text`, best first
@@ -123,7 +124,7 @@ export interface SqlDialect {
    * columns arrive as `unnest` arrays — a few parameters instead of one per cell, so neither Kysely's
    * compile nor the server's parse and plan grows with the rows (measured in docs/performance.md).
    */
-  insertRows(trx: Kysely<any>, table: string, columns: readonly BulkColumn[], rows: ReadonlyArray<Record<string, unknown>>, conflict?: BulkConflict): Promise<void>;
+  insertRows(trx: Kysely<DB>, table: string, columns: readonly BulkColumn[], rows: ReadonlyArray<Record<string, unknown>>, conflict?: BulkConflict): Promise<void>;
 }
 
 /** A column of `insertRows`, with its SQL type (PostgreSQL casts each column's array to it). */
@@ -263,7 +264,8 @@ export const sqliteDialect: SqlDialect = {
   },
   bool: (v) => (v ? 1 : 0),
   json: (v) => JSON.stringify(v),
-  readJson: (v) => (v == null ? v : typeof v === 'string' ? JSON.parse(v) : v) as never,
+  // The caller states the stored shape (`readJson<T>`): JSON carries no type of its own.
+  readJson: <T>(v: unknown) => (v == null ? v : typeof v === 'string' ? JSON.parse(v) : v) as T,
   arrayHas: (column, value) =>
     sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) where json_each.value = ${value})`,
   arrayWithout: (column, value) =>
@@ -351,7 +353,8 @@ export const postgresDialect: SqlDialect = {
   },
   bool: (v) => v,
   json: (v) => JSON.stringify(v),
-  readJson: (v) => (typeof v === 'string' ? JSON.parse(v) : v) as never,
+  // As on SQLite: the caller states the stored shape.
+  readJson: <T>(v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v) as T,
   arrayHas: (column, value) => sql<boolean>`${sql.ref(column)} @> ${JSON.stringify([value])}::jsonb`,
   arrayWithout: (column, value) =>
     sql<string>`(select coalesce(jsonb_agg(e), '[]'::jsonb) from jsonb_array_elements(${sql.ref(column)}) e where e <> to_jsonb(${value}::text))`,

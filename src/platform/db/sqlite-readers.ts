@@ -43,7 +43,7 @@ parentPort.on('message', ({ id, sql, parameters }) => {
 `;
 
 interface Pending {
-  resolve(result: QueryResult<any>): void;
+  resolve(rows: unknown[]): void;
   reject(error: Error): void;
 }
 
@@ -60,7 +60,7 @@ class ReaderThread {
       if (!waiter) return;
       this.pending.delete(message.id);
       if (message.error) waiter.reject(Object.assign(new Error(message.error.message), { code: message.error.code }));
-      else waiter.resolve({ rows: message.rows as any[] });
+      else waiter.resolve(message.rows ?? []);
     });
     this.worker.on('error', (error) => {
       for (const waiter of this.pending.values()) waiter.reject(error);
@@ -72,10 +72,11 @@ class ReaderThread {
     return this.pending.size;
   }
 
-  run(query: CompiledQuery): Promise<QueryResult<any>> {
+  run<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+      // why (the cast): Kysely's driver contract; the query's builder knows the row type, the thread answers SQLite's rows.
+      this.pending.set(id, { resolve: (rows) => resolve({ rows: rows as R[] }), reject });
       this.worker.postMessage({ id, sql: query.sql, parameters: query.parameters });
     });
   }
@@ -98,7 +99,7 @@ class ReaderDriver implements Driver {
     // The least busy thread; ties go to the first.
     const thread = this.threads.reduce((a, b) => (b.load < a.load ? b : a));
     return {
-      executeQuery: (query) => thread.run(query),
+      executeQuery: <R>(query: CompiledQuery) => thread.run<R>(query),
       streamQuery: () => {
         throw new Error('streaming is not supported on the read pool');
       },

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import FindMyWay from 'find-my-way';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import secureJson from 'secure-json-parse';
 import {
   ApiError,
@@ -196,6 +196,9 @@ export interface RefusingRouteConfig {
  * another surface (the rendered sites' `site` constraint, set by a later onRoute hook) say nothing
  * about what a platform path serves, so the table is built on first use, once every hook has run.
  */
+// why (the cast): Fastify types a route's method as a string; every method it registers is one find-my-way knows.
+const asMethod = (method: string) => method as HTTPMethod;
+
 export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number }): RouteTable {
   const registered: Array<{ url: string; method: string | string[]; constraints?: Record<string, unknown>; config?: unknown }> = [];
   let table: { router: ReturnType<typeof FindMyWay>; methods: string[] } | undefined;
@@ -214,8 +217,8 @@ export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number
       if (route.url.includes('*') || route.constraints?.site) continue;
       if (route.url.includes('::') !== verbs) continue;
       for (const method of ([] as string[]).concat(route.method)) {
-        if (router.hasRoute(method as never, route.url)) continue;
-        router.on(method as never, route.url, () => undefined);
+        if (router.hasRoute(asMethod(method), route.url)) continue;
+        router.on(asMethod(method), route.url, () => undefined);
         methods.add(method);
       }
     }
@@ -228,9 +231,9 @@ export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number
       const config = route.config as (RefusingRouteConfig & { siteJson?: boolean }) | undefined;
       if (!route.constraints?.site) continue;
       for (const method of ([] as string[]).concat(route.method)) {
-        if (router.hasRoute(method as never, route.url)) continue;
+        if (router.hasRoute(asMethod(method), route.url)) continue;
         // A refusing route is kept: it shadows the pages' wildcard for its method and says whether the path is JSON.
-        router.on(method as never, route.url, () => undefined, { json: config?.siteJson === true, refuses: config?.refusesOnly === true });
+        router.on(asMethod(method), route.url, () => undefined, { json: config?.siteJson === true, refuses: config?.refusesOnly === true });
         methods.add(method);
       }
     }
@@ -243,7 +246,7 @@ export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number
       let json = false;
       for (const method of siteTable.methods) {
         try {
-          const found = siteTable.router.find(method as never, path);
+          const found = siteTable.router.find(asMethod(method), path);
           if (!found) continue;
           const store = found.store as { json?: boolean; refuses?: boolean } | undefined;
           if (!store?.refuses) allow.push(method);
@@ -261,7 +264,7 @@ export function trackRoutes(app: FastifyInstance, opts: { maxParamLength: number
       const allow: string[] = [];
       for (const method of routes.methods) {
         try {
-          if (routes.router.find(method as never, path)) allow.push(method);
+          if (routes.router.find(asMethod(method), path)) allow.push(method);
         } catch {
           // A path the router cannot read (bad percent-encoding) serves nothing.
         }

@@ -39,6 +39,7 @@ export async function registerOpenApi(
               ? 'This deployment: production, staging or local development, as its PUBLIC_BASE_URL says.'
               : 'The website this document was read from (its platform host or custom domain).',
           'x-internal': false,
+          // why: @fastify/swagger's server type has no extension fields.
         } as never,
       ],
       ...(opts.bearer && {
@@ -58,6 +59,7 @@ export async function registerOpenApi(
     hideUntagged: false,
     // Named schemas (components.ts) keep their names: `components.schemas.CmsPage`, `$ref: '#/components/schemas/CmsPage'`.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    // why (the casts): the plugin types the document loosely on the way in and strictly on the way out.
     transformObject: (documentObject) => shareRepeatedParts((documentObject as { openapiObject: OpenApiDocument }).openapiObject) as never,
   });
   const serverUrl = opts.serverUrl;
@@ -69,6 +71,7 @@ export async function registerOpenApi(
   if (opts.docs !== false) await app.register(swaggerUi, { routePrefix: `${opts.prefix}/docs`, staticCSP: true });
 }
 
+// A document read and rewritten generically (any OpenAPI object, any depth): `any` keeps that code plain.
 type OpenApiDocument = Record<string, any> & { paths?: Record<string, Record<string, any>>; components?: Record<string, any> };
 
 /** Names of the error answers every operation repeats, as `components.responses`. */

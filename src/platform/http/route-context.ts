@@ -84,6 +84,7 @@ export function createRouteContextFactory(deps: {
  * body is read, parsed or validated (SPEC 5.3): 401, then 404/403 for the path, then 400 for the
  * body, whatever the body holds. `check` is the route's own context call (memoised per request).
  */
+// The hook is added to routes of every shape, hence its open type parameters.
 export function checkedFirst(check: (request: FastifyRequest) => Promise<unknown>): { onRequest: onRequestAsyncHookHandler<any, any, any, any, any, any, any, any> } {
   return {
     onRequest: async (request: FastifyRequest) => {

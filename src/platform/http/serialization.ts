@@ -45,6 +45,7 @@ export function buildSerializerFactory(shared: Schemas = {}, options: Record<str
     let serialize = built.get(key);
     if (!serialize) {
       const needed = Object.fromEntries([...referencedIds(route.schema, shared)].map((id) => [id, shared[id]]));
+      // why (the casts): the stock compiler's typings take a route of its own generic shape; ours is the same object.
       serialize = factory(needed, options)(route as never) as ReturnType<FastifySerializerCompiler<unknown>>;
       built.set(key, serialize);
     }

@@ -9,7 +9,7 @@ const DECIMAL_INTEGER = /^-?\d+$/;
  * coercion would also take `1e2` or `0x10`, which SPEC 4.2's integers are not. An empty value is
  * an absent one.
  */
-function strictIntegers(schema: Record<string, any>, validate: ValidateFunction): ValidateFunction {
+function strictIntegers(schema: { properties?: Record<string, Record<string, unknown>> }, validate: ValidateFunction): ValidateFunction {
   const integers = Object.entries<Record<string, unknown>>(schema.properties ?? {})
     .filter(([, property]) => property.type === 'integer')
     .map(([name]) => name);
@@ -54,9 +54,11 @@ export function createValidatorCompiler(shared: Record<string, unknown> = {}): F
     const part = httpPart === 'body' ? 'body' : 'query';
     let validate = compiled[part].get(schema as object);
     if (!validate) {
-      validate = part === 'body' ? body.compile(schema as object) : strictIntegers(schema as Record<string, any>, query.compile(schema as object));
+      // why (the casts): Fastify hands the route's schema untyped; ours are JSON Schema objects.
+      validate = part === 'body' ? body.compile(schema as object) : strictIntegers(schema as { properties?: Record<string, Record<string, unknown>> }, query.compile(schema as object));
       compiled[part].set(schema as object, validate);
     }
+    // why: ajv's ValidateFunction is what Fastify calls; its typing wants Fastify's own result type.
     return validate as never;
   };
 }

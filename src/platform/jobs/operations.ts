@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import { startWorkerLoops, Wakeup } from './worker-loops.js';
 import type { Database } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import { ApiError, Cancelled, FailedPrecondition, Internal, NotFound, renderError } from '../errors.js';
 import { newId } from '../resource/ids.js';
 import { SYSTEM_ACTOR, type Events } from '../events/events.js';
@@ -81,10 +82,13 @@ export const OPERATION_RETENTION_MS = 7 * 24 * 3600_000;
 /** `request_id` keys of Creates (and sign-up) are remembered this long. */
 export const IDEMPOTENCY_RETENTION_MS = 7 * 24 * 3600_000;
 
+/** A stored Operation. */
+type OperationRow = Selectable<DB['operations']>;
+
 export interface Operations {
   register(type: string, handler: OperationHandler): void;
   /** Records new work inside the caller's transaction; call `wake()` after it commits. */
-  enqueue(db: Kysely<any>, request: EnqueueRequest, now: number): Promise<string>;
+  enqueue(db: Kysely<DB>, request: EnqueueRequest, now: number): Promise<string>;
   /** Nudges in-process workers to look for work now instead of at their next poll. */
   wake(): void;
   /** The Operation `id` if it belongs to `scope`, else NOT_FOUND. */
@@ -92,7 +96,7 @@ export interface Operations {
   /** Requests cancellation; FAILED_PRECONDITION when already done. */
   cancel(id: string, scope: { accountId: string; websiteId?: string }, now: number): Promise<OperationResource>;
   /** Requests cancellation inside the caller's transaction, and makes a QUEUED one due now (an AI run waiting to retry). */
-  requestCancel(db: Kysely<any>, id: string, now: number): Promise<void>;
+  requestCancel(db: Kysely<DB>, id: string, now: number): Promise<void>;
   /** Claims and runs one due Operation; false when there was none. */
   runOne(): Promise<boolean>;
   /**
@@ -128,11 +132,11 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
   let handingBack = false;
   const companions: CompanionWorker[] = [];
 
-  function nameOf(row: Record<string, any>): string {
+  function nameOf(row: OperationRow): string {
     return row.website_id ? `websites/${row.website_id}/operations/${row.id}` : `accounts/${row.account_id}/operations/${row.id}`;
   }
 
-  function toResource(row: Record<string, any>): OperationResource {
+  function toResource(row: OperationRow): OperationResource {
     const metadata: Record<string, unknown> = {
       type: row.type,
       create_time: new Date(Number(row.create_time)).toISOString(),
@@ -159,12 +163,12 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
   async function loadScoped(id: string, scope: { accountId: string; websiteId?: string }) {
     const row = scope.websiteId ? await byIdInWebsite([id, scope.accountId, scope.websiteId]) : await byIdInAccount([id, scope.accountId]);
     if (!row) throw new NotFound(`operation ${id}`);
-    return row;
+    return row as OperationRow; // why: the point reader answers a row of the table it was made for, operations
   }
 
   const queue = createLeaseQueue({ database: deps.database, table: 'operations', queued: 'QUEUED', leased: 'RUNNING', leaseMs: LEASE_MS, workerId });
 
-  async function finish(row: Record<string, any>, outcome: { response?: unknown; error?: unknown }): Promise<void> {
+  async function finish(row: OperationRow, outcome: { response?: unknown; error?: unknown }): Promise<void> {
     const now = Date.now();
     const values = {
       state: 'DONE',
@@ -193,7 +197,7 @@ export function createOperations(deps: { database: Database; logger: FastifyBase
     for (const fn of pending) await fn();
   }
 
-  async function execute(row: Record<string, any>): Promise<void> {
+  async function execute(row: OperationRow): Promise<void> {
     const handler = handlers.get(row.type);
     // Set once another worker holds the lease: this run must stop without recording any outcome.
     let leaseLost = false;

@@ -145,7 +145,8 @@ function sharedLimiter(database: Database, name: string, options: Omit<RateLimit
       union all
       select false, at, used from limit_counters where limit_name = $1 and key_hash = $2 and not exists (select from up)`;
   };
-  const upsert = { fits: database.prepare(statementOf(false)), always: database.prepare(statementOf(true)) };
+  type Spent = { counted: boolean; at: number; used: number };
+  const upsert = { fits: database.prepare<Spent>(statementOf(false)), always: database.prepare<Spent>(statementOf(true)) };
 
   /** Spends `cost` on key (only if it fits, unless `always`); the stored record after, or before when refused. */
   async function spend(key: string, now: number, cost: number, always: boolean): Promise<{ counted: boolean; record?: Entry }> {

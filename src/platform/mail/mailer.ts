@@ -5,10 +5,11 @@ import type { Kysely } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
 import type nodemailer from 'nodemailer';
 import type { Database } from '../db/database.js';
+import type { DB } from '../db/schema.js';
 import type { SecretBox } from '../crypto.js';
 import { newId } from '../ids.js';
 import { startWorkerLoops, Wakeup } from '../jobs/worker-loops.js';
-import { createLeaseQueue } from '../jobs/lease.js';
+import { createLeaseQueue, type LeasedRow } from '../jobs/lease.js';
 import { checkMailData, renderMail, type MailTemplateId } from './templates.js';
 
 export type { MailTemplateId } from './templates.js';
@@ -50,7 +51,7 @@ export interface MailSettings {
 
 export interface Mailer {
   /** Stores the message inside the caller's transaction; call `ctx.afterCommit(() => deps.mail.wake())`. */
-  enqueue(trx: Kysely<any>, message: MailMessage): Promise<{ id: string }>;
+  enqueue(trx: Kysely<DB>, message: MailMessage): Promise<{ id: string }>;
   /** Nudges this process's mail workers to look now instead of at their next poll. */
   wake(): void;
   /** A link for a mail: ADMIN_BASE_URL + path + `#token=…` (a fragment never reaches a server log or a Referer). */
@@ -86,6 +87,7 @@ function smtpTransport(settings: MailSettings): Transport {
   let transporter: ReturnType<typeof nodemailer.createTransport> | undefined;
   return {
     async send(m) {
+      // why (the cast below): nodemailer's typings have no overload taking a URL together with pool options.
       transporter ??= (await loadNodemailer()).createTransport({
         url: settings.smtpUrl,
         pool: true,
@@ -148,7 +150,7 @@ export function createMailer(deps: { database: Database; secrets: SecretBox; log
     await queue.settle(id, values);
   }
 
-  async function deliver(row: Record<string, any>): Promise<void> {
+  async function deliver(row: LeasedRow<'mail_messages'>): Promise<void> {
     const attempt = Number(row.attempt);
     const log = { mail: row.id, template: row.template, attempt };
     if (attempt > settings.maxAttempts) {
@@ -158,6 +160,8 @@ export function createMailer(deps: { database: Database; secrets: SecretBox; log
       return;
     }
     try {
+      // Cleared only when the message is settled; a settled message is never claimed again.
+      if (row.data === null) throw new Error('the message has no data left to send');
       const data = JSON.parse(deps.secrets.open(row.data)) as Record<string, string>;
       const rendered = renderMail(row.template as MailTemplateId, data, row.locale ?? undefined);
       await transportNow().send({ id: row.id, messageId: row.message_id, to: row.recipient, ...rendered });

@@ -1,6 +1,7 @@
 import type { SemiJoinPlan } from '../db/database.js';
 import type { Kysely, RawBuilder, Transaction } from 'kysely';
-import type { Caller, RequestContext } from '../auth/context.js';
+import type { DB } from '../db/schema.js';
+import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 
 /** Storage and wire type of a field. Timestamps are RFC 3339 on the wire, epoch ms in the database. */
@@ -81,7 +82,7 @@ export type Row = Record<string, any>;
 
 /** What the engine hands hooks: the request context plus the transaction in use. */
 export interface WriteContext extends RequestContext {
-  trx: Transaction<any>;
+  trx: Transaction<DB>;
   /** Ids from the path (parent ids, own id). */
   params: Record<string, string>;
   /** The request body after trimming: input-only and hook-owned fields are read from here. */
@@ -263,11 +264,9 @@ export interface ResourceHooks {
    * `present` runs; adds it to the rows, e.g. `row.$group_ids`. `db` is the connection or
    * transaction the rows came from.
    */
-  enrich?(db: Kysely<any>, rows: Row[]): Promise<void>;
+  enrich?(db: Kysely<DB>, rows: Row[]): Promise<void>;
   /** Computed output fields (e.g. `parent`, `website_url`), added to the mapped resource. */
   present?(row: Row, resource: Record<string, unknown>): void;
-  /** Narrow a top-level collection to what the caller reaches (accounts: its memberships). */
-  listScope?(caller: Caller, db: Kysely<any>): { column: string; subquery: any };
   /**
    * Whether the caller may see this row beyond its path (Get answers NOT_FOUND otherwise); the
    * per-row form of `listVisible` (events of sections the caller cannot read).

@@ -1,19 +1,21 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import { dynamic } from '../db/dynamic.js';
+import type { DB } from '../db/schema.js';
 import { InvalidArgument } from '../errors.js';
 
 /** Column values that select one set of siblings, e.g. `{website_id, parent_id: null}`; null matches IS NULL. */
 export type SiblingScope = Record<string, string | number | null>;
 
 /** Applies a sibling scope as WHERE terms. */
-export function whereScope<Q extends { where: (...args: any[]) => Q }>(query: Q, scope: SiblingScope): Q {
+export function whereScope<Q extends { where(column: string, op: '=' | 'is', value: unknown): Q }>(query: Q, scope: SiblingScope): Q {
   let q = query;
   for (const [column, value] of Object.entries(scope)) q = value === null ? q.where(column, 'is', null) : q.where(column, '=', value);
   return q;
 }
 
 /** The `sort_order` that puts a new item last among its siblings. */
-export async function appendSortOrder(db: Kysely<any> | Transaction<any>, table: string, scope: SiblingScope): Promise<number> {
-  const row = await whereScope(db.selectFrom(table).select((eb) => eb.fn.max('sort_order').as('last')), scope).executeTakeFirst();
+export async function appendSortOrder(db: Kysely<DB>, table: string, scope: SiblingScope): Promise<number> {
+  const row = await whereScope(dynamic(db).selectFrom(table).select((eb) => eb.fn.max('sort_order').as('last')), scope).executeTakeFirst();
   return row?.last === null || row?.last === undefined ? 0 : Number(row.last) + 1;
 }
 
@@ -25,19 +27,19 @@ export async function appendSortOrder(db: Kysely<any> | Transaction<any>, table:
  * reading the sibling set into memory. `after_id` outside the siblings is INVALID_ARGUMENT.
  */
 export async function placeAfter(
-  trx: Transaction<any>,
+  trx: Kysely<DB>,
   opts: { table: string; scope: SiblingScope; id: string; afterId: string | null | undefined; now: number },
 ): Promise<number> {
   const { table, scope, id, afterId, now } = opts;
   let position = 0;
   if (afterId) {
     if (afterId === id) throw InvalidArgument.field('after_id', 'an item cannot be placed after itself');
-    const after = await whereScope(trx.selectFrom(table).select('sort_order').where('id', '=', afterId), scope).executeTakeFirst();
+    const after = await whereScope(dynamic(trx).selectFrom(table).select('sort_order').where('id', '=', afterId), scope).executeTakeFirst();
     if (!after) throw InvalidArgument.field('after_id', `${afterId} is not a sibling of ${id}`);
     position = Number(after.sort_order) + 1;
   }
-  await whereScope(trx.updateTable(table), scope)
-    .set((eb: any) => ({ sort_order: eb('sort_order', '+', 1), revision: eb('revision', '+', 1), update_time: now }))
+  await whereScope(dynamic(trx).updateTable(table), scope)
+    .set((eb) => ({ sort_order: eb('sort_order', '+', 1), revision: eb('revision', '+', 1), update_time: now }))
     .where('id', '!=', id)
     .where('sort_order', '>=', position)
     .execute();

@@ -1,4 +1,6 @@
-import type { Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
+import { dynamic } from '../db/dynamic.js';
+import type { DB } from '../db/schema.js';
 import { InvalidArgument } from '../errors.js';
 import type { CustomMethodDecl, Row } from './declaration.js';
 import { appendSortOrder, placeAfter, whereScope, type SiblingScope } from './ordering.js';
@@ -22,9 +24,9 @@ const SEPARATOR = '/';
 // '0' is the character right after '/', so [p + '/', p + '0') is exactly the strings starting with p + '/'.
 const AFTER_SEPARATOR = '0';
 
-async function parentRow(trx: Transaction<any>, spec: TreeSpec, parentId: string | null | undefined): Promise<Row | undefined> {
+async function parentRow(trx: Kysely<DB>, spec: TreeSpec, parentId: string | null | undefined): Promise<Row | undefined> {
   if (!parentId) return undefined;
-  const parent = await whereScope(trx.selectFrom(spec.table).select(['id', 'path', 'level']).where('id', '=', parentId), spec.scope).executeTakeFirst();
+  const parent = await whereScope(dynamic(trx).selectFrom(spec.table).select(['id', 'path', 'level']).where('id', '=', parentId), spec.scope).executeTakeFirst();
   if (!parent) throw InvalidArgument.field('parent_id', `${parentId} is not an item of this tree`);
   return parent;
 }
@@ -35,7 +37,7 @@ function checkLevel(spec: TreeSpec, level: number): void {
 }
 
 /** Fills `path`, `level` and `sort_order` (last among its siblings) of a new row under `row.parent_id`. */
-export async function placeNewInTree(trx: Transaction<any>, spec: TreeSpec, row: Row): Promise<void> {
+export async function placeNewInTree(trx: Kysely<DB>, spec: TreeSpec, row: Row): Promise<void> {
   const parent = await parentRow(trx, spec, row.parent_id);
   row.parent_id = parent ? parent.id : null;
   row.level = parent ? Number(parent.level) + 1 : 0;
@@ -50,7 +52,7 @@ export async function placeNewInTree(trx: Transaction<any>, spec: TreeSpec, row:
  * siblings. Moving under itself or a descendant is INVALID_ARGUMENT on `parent_id`.
  */
 export async function moveInTree(
-  trx: Transaction<any>,
+  trx: Kysely<DB>,
   spec: TreeSpec,
   next: Row,
   target: { parentId: string | null | undefined; afterId: string | null | undefined; now: number },
@@ -62,7 +64,7 @@ export async function moveInTree(
   }
   const newLevel = parent ? Number(parent.level) + 1 : 0;
   const newPath = parent ? `${parent.path}${SEPARATOR}${next.id}` : next.id;
-  const depthBelow = await whereScope(trx.selectFrom(spec.table).select((eb) => eb.fn.max('level').as('deepest')), spec.scope)
+  const depthBelow = await whereScope(dynamic(trx).selectFrom(spec.table).select((eb) => eb.fn.max('level').as('deepest')), spec.scope)
     .where('path', '>=', oldPath + SEPARATOR)
     .where('path', '<', oldPath + AFTER_SEPARATOR)
     .executeTakeFirst();
@@ -70,8 +72,8 @@ export async function moveInTree(
   checkLevel(spec, Math.max(newLevel, depthBelow?.deepest == null ? 0 : Number(depthBelow.deepest) + deltaLevel));
 
   if (newPath !== oldPath) {
-    await whereScope(trx.updateTable(spec.table), spec.scope)
-      .set((eb: any) => ({
+    await whereScope(dynamic(trx).updateTable(spec.table), spec.scope)
+      .set((eb) => ({
         path: eb(eb.val(newPath), '||', eb.fn('substr', ['path', eb.val(oldPath.length + 1)])),
         level: eb('level', '+', deltaLevel),
         revision: eb('revision', '+', 1),

@@ -87,6 +87,7 @@ export function createS3BlobStore(config: S3BlobConfig, client?: S3Client): Blob
     async get(key) {
       try {
         const answer = await s3.send(new GetObjectCommand({ Bucket, Key: keyOf(key) }));
+        // why (the cast): the SDK's web stream type and Node's differ in name only.
         const stream = answer.Body instanceof Readable ? answer.Body : Readable.fromWeb(answer.Body!.transformToWebStream() as never);
         return { stream, size: Number(answer.ContentLength ?? 0) };
       } catch (err) {
