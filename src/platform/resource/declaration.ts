@@ -77,7 +77,10 @@ export interface FieldDecl {
   hasMatchesPrefix?: boolean;
 }
 
-/** A stored row: columns by name. */
+/**
+ * A stored row: columns by name. Its values are untyped because the engine serves every table by the
+ * name its declaration gives; hooks read them as their columns' types.
+ */
 export type Row = Record<string, any>;
 
 /** What the engine hands hooks: the request context plus the transaction in use. */
@@ -206,7 +209,7 @@ export interface EventTransitionDecl {
 export interface CustomCall {
   /** Ids from the path. */
   params: Record<string, string>;
-  /** The validated JSON body (`{}` when none was sent). */
+  /** The validated JSON body (`{}` when none was sent); the method's `body` schema, not TypeScript, states its fields. */
   body: Record<string, any>;
   /** Request headers (lower-case names), e.g. `if-match`. */
   headers: Record<string, string | string[] | undefined>;
