@@ -9,7 +9,8 @@ import { checkedFirst } from '../platform/http/route-context.js';
 import { errorResponses } from '../platform/http/openapi-shapes.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
 import { emailOfUser, userByEmail } from '../users/index.js';
-import { accountRoleExists, insertMembership, invitationByTokenHash, isMember, markInvitationAccepted, websitesOf } from './access.repo.js';
+import { websiteIdsOfAccount } from '../websites/index.js';
+import { accountRoleExists, insertMembership, invitationByTokenHash, isMember, markInvitationAccepted } from './access.repo.js';
 import { parseRole, roleColumns } from './grants.js';
 import { stateOf } from './invitation.resource.js';
 
@@ -123,7 +124,7 @@ export function registerAcceptInvitationRoute(app: FastifyInstance, deps: Surfac
           let role = roleColumns(parseRole('role', invitation.role, accountId));
           if (role.account_role_id && !(await accountRoleExists(trx, accountId, role.account_role_id))) role = { role: 'restricted', account_role_id: null };
           const wanted = dialect.readJson<string[]>(invitation.website_ids) ?? [];
-          const websites = await websitesOf(trx, accountId, wanted);
+          const websites = await websiteIdsOfAccount(trx, accountId, wanted);
           if (wanted.length && websites.length === 0) throw new FailedPrecondition('INVITATION_WEBSITES_GONE', 'every website of the invitation was deleted');
           const grants = dialect.readJson(invitation.grants) ?? [];
           await insertMembership(trx, dialect, accountId, { userId, role: role.role, accountRoleId: role.account_role_id, grants, websiteIds: websites }, now);

@@ -113,12 +113,6 @@ export async function accountRoleExists(trx: Db | Trx, accountId: string, roleId
   return (await trx.selectFrom('account_roles').select('id').where('account_id', '=', accountId).where('id', '=', roleId).executeTakeFirst()) !== undefined;
 }
 
-/** Those of `ids` that are websites of the account. */
-export async function websitesOf(trx: Db | Trx, accountId: string, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  return (await trx.selectFrom('websites').select('id').where('account_id', '=', accountId).where('id', 'in', [...ids]).execute()).map((w) => w.id);
-}
-
 /** Inserts a membership (the user id is the member id). */
 export async function insertMembership(
   trx: Db | Trx,

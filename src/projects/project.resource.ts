@@ -1,6 +1,7 @@
 import { either, read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
+import { projectHasWebsites } from '../websites/index.js';
 
 /** Projects group an account's websites. Listed under the account, addressed as `projects/{id}`. */
 export const projectResource: ResourceDecl = {
@@ -30,8 +31,7 @@ export const projectResource: ResourceDecl = {
     },
     async beforeDelete(ctx, row, force) {
       if (force) return;
-      const website = await ctx.trx.selectFrom('websites').select('id').where('project_id', '=', row.id).limit(1).executeTakeFirst();
-      if (website) throw new FailedPrecondition('PROJECT_NOT_EMPTY', 'the project still has websites; delete them first or pass force=true');
+      if (await projectHasWebsites(ctx.trx, row.id)) throw new FailedPrecondition('PROJECT_NOT_EMPTY', 'the project still has websites; delete them first or pass force=true');
     },
   },
 };

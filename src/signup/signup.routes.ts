@@ -5,7 +5,7 @@ import { Reply, routeSchema } from '../platform/http/components.js';
 import { errorResponses, operationSchema } from '../platform/http/openapi-shapes.js';
 import { applyRateLimit } from '../platform/http/rate-limit.js';
 import type { Limiter } from '../platform/limits/limits.js';
-import { LANGUAGE_PATTERN } from '../websites/website.resource.js';
+import { LANGUAGE_PATTERN } from '../websites/index.js';
 import type { SignupService, SignUpInput } from './signup.service.js';
 
 const Email = Type.String({ format: 'email', maxLength: 254, description: 'Sign-in address; stored lowercase.' });

@@ -4,3 +4,4 @@ export type { ProvisioningStep } from './provisioning.js';
 export { SITE_WEBSITE_COLUMNS, siteWebsiteRow } from './websites.repo.js';
 export { websiteIdsOwnedBy } from './websites.repo.js';
 export { lockWebsite, websiteCodeInAccount } from './websites.repo.js';
+export { projectHasWebsites, websiteIdsOfAccount } from './websites.repo.js';

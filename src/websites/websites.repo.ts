@@ -50,3 +50,17 @@ export async function lockWebsite(db: Db | Trx, dialect: SqlDialect, websiteId: 
 export function websiteCodeInAccount(db: Db | Trx, accountId: string, websiteId: string) {
   return db.selectFrom('websites').select(['id', 'code']).where('id', '=', websiteId).where('account_id', '=', accountId).executeTakeFirst();
 }
+
+// --- read by other areas (projects, access) ---
+
+/** Whether the project has any website (one index probe). */
+export async function projectHasWebsites(db: Db | Trx, projectId: string): Promise<boolean> {
+  const website = await db.selectFrom('websites').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+  return website !== undefined;
+}
+
+/** Those of `ids` that are websites of the account. */
+export async function websiteIdsOfAccount(db: Db | Trx, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('websites').select('id').where('account_id', '=', accountId).where('id', 'in', [...ids]).execute()).map((w) => w.id);
+}

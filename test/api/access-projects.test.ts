@@ -61,3 +61,19 @@ describe('projects readable with READ on website', () => {
     );
   });
 });
+
+describe('deleting what is not empty', () => {
+  const reasonOf = (error: { details: Array<{ type?: string; reason?: string }> }) => error.details.find((d) => d.type === 'PRECONDITION_FAILURE')?.reason;
+
+  it('refuses to delete a project that still has websites without force (FAILED_PRECONDITION PROJECT_NOT_EMPTY)', async () => {
+    const refused = expectError(await t.request('DELETE', `${API}/projects/${projectId}`, { token: owner.token }), 400, 'FAILED_PRECONDITION');
+    expect(reasonOf(refused)).toBe('PROJECT_NOT_EMPTY');
+    expectStatus(await t.request('GET', `${API}/projects/${projectId}`, { token: owner.token }), 200);
+  });
+
+  it('refuses to delete an account that still has projects without force (FAILED_PRECONDITION ACCOUNT_NOT_EMPTY)', async () => {
+    const refused = expectError(await t.request('DELETE', `${API}/accounts/${owner.accountId}`, { token: owner.token }), 400, 'FAILED_PRECONDITION');
+    expect(reasonOf(refused)).toBe('ACCOUNT_NOT_EMPTY');
+    expectStatus(await t.request('GET', `${API}/accounts/${owner.accountId}`, { token: owner.token }), 200);
+  });
+});
