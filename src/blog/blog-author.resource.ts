@@ -1,8 +1,8 @@
 import { InvalidArgument } from '../platform/errors.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import type { PageResolver } from '../cms/resolve.js';
-import { isMember } from './blog.repo.js';
+import type { PageResolver } from '../cms/index.js';
+import { isMember } from '../access/index.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 import { deriveUrlKey, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';

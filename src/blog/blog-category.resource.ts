@@ -4,10 +4,9 @@ import type { CustomMethodDecl, FieldDecl, ResourceDecl, Row, WriteContext } fro
 import { resourceSchema } from '../platform/resource/schemas.js';
 import { uniqueKeyLock, type ResourceService } from '../platform/resource/engine.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
-import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
-import { slugOf } from '../cms/cms.service.js';
-import type { PageResolver } from '../cms/resolve.js';
-import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds, urlKeyTaken } from './blog.repo.js';
+import { slugOf, URL_KEY_PATTERN } from '../cms/index.js';
+import type { PageResolver } from '../cms/index.js';
+import { CATEGORY_LINKS, categoryPostIds, countLinkedPosts, detachFromPosts, existingPostIds, hasChildCategory, replaceCategoryPosts, subtreeIds, urlKeyTaken, type TaxonomyTable } from './blog.repo.js';
 import { BLOG_RIGHTS, freeDerivedKey } from './blog.shared.js';
 import { resolveMethod } from './blog-taxonomy.js';
 
@@ -24,7 +23,7 @@ const treeOf = (row: Row): TreeSpec => ({ table: 'blog_categories', scope: { web
  * concurrent writes get different suffixes; a key the client sent is the engine's check alone
  * (ALREADY_EXISTS naming url_key).
  */
-export async function deriveUrlKey(ctx: WriteContext, dialect: SqlDialect, table: string, row: Row): Promise<void> {
+export async function deriveUrlKey(ctx: WriteContext, dialect: SqlDialect, table: TaxonomyTable, row: Row): Promise<void> {
   if (row.url_key) return;
   row.url_key = await freeDerivedKey(slugOf(row.display_name), row.id, async (candidate) => {
     await dialect.lockKey(ctx.trx, uniqueKeyLock(table, 'url_key', [row.website_id], candidate));

@@ -2,7 +2,7 @@ import type { Database } from '../platform/db/database.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
-import { existingIds } from './blog.repo.js';
+import { existingIds, type IdTable } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 import { MAX_REVISIONS } from './blog-post.resource.js';
 
@@ -88,7 +88,7 @@ export function blogPostRevisionResource(deps: { database: Database; services: (
 }
 
 /** Where the ids a revision holds live. */
-const REFERENCED: Record<string, string> = {
+const REFERENCED: Record<string, IdTable> = {
   author_ids: 'blog_authors',
   category_ids: 'blog_categories',
   tag_ids: 'blog_tags',

@@ -2,10 +2,8 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { AlreadyExists, InvalidArgument } from '../platform/errors.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import type { FieldDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import { checkUrlKeyFree, slugOf, visibleViewIdsField } from '../cms/cms.service.js';
-import { MAX_CONTENT_LENGTH, URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
-import { sanitizeFields } from '../cms/content-html.js';
-import type { PageResolver } from '../cms/resolve.js';
+import { checkUrlKeyFree, MAX_CONTENT_LENGTH, sanitizeFields, slugOf, URL_KEY_PATTERN, visibleViewIdsField } from '../cms/index.js';
+import type { PageResolver } from '../cms/index.js';
 import { AUTHOR_LINKS, CATEGORY_LINKS, insertRevision, LINKS, linkHas, TAG_LINKS, writeLinks, type LinkSpec } from './blog.repo.js';
 import { BLOG_RIGHTS, deriveExcerpt, freeDerivedKey, resolvedSchema } from './blog.shared.js';
 

@@ -1,6 +1,6 @@
 import type { SqlDialect } from '../platform/db/database.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import type { PageResolver } from '../cms/resolve.js';
+import type { PageResolver } from '../cms/index.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 import { deriveUrlKey, slugField } from './blog-category.resource.js';
 import { resolveMethod } from './blog-taxonomy.js';

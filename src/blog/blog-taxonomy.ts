@@ -1,5 +1,5 @@
 import type { CustomMethodDecl } from '../platform/resource/declaration.js';
-import type { PageResolver } from '../cms/resolve.js';
+import type { PageResolver } from '../cms/index.js';
 import { resolvedSchema } from './blog.shared.js';
 
 /** `:resolve` of a category, tag or author: the resource as a view sees it (the page overlay resolution). */

@@ -3,16 +3,15 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { ApiError, Internal, NotFound } from '../platform/errors.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 import type { OperationRun } from '../platform/jobs/operations.js';
-import { overlayReference, visibleViewsReference } from '../cms/cms.service.js';
+import { createResolver, overlayReference, overlayResource, visibleViewsReference } from '../cms/index.js';
 import { draftPostsOnlyIn } from './blog.repo.js';
-import { overlayResource } from '../cms/overlay.js';
-import { createResolver, type ResolverSpec } from '../cms/resolve.js';
-import { AUTHOR_CONTENT_FIELDS, blogAuthorResource } from './blog-author.resource.js';
+import { blogAuthorResource } from './blog-author.resource.js';
 import { registerCategoryPostsRoute } from './category-posts.routes.js';
-import { blogCategoryResource, CATEGORY_CONTENT_FIELDS } from './blog-category.resource.js';
-import { blogPostResource, POST_CONTENT_FIELDS, PUBLISH_SCHEDULED_POST } from './blog-post.resource.js';
+import { blogCategoryResource } from './blog-category.resource.js';
+import { blogPostResource, PUBLISH_SCHEDULED_POST } from './blog-post.resource.js';
 import { blogPostRevisionResource } from './blog-post-revision.resource.js';
-import { blogTagResource, TAG_CONTENT_FIELDS } from './blog-tag.resource.js';
+import { blogTagResource } from './blog-tag.resource.js';
+import { BLOG_RESOLVER_SPECS, OVERLAID } from './blog-overlaid.js';
 import {
   AUTHOR_LINKS,
   CATEGORY_LINKS,
@@ -23,6 +22,7 @@ import {
   scheduleOf,
   TAG_LINKS,
   type LinkSpec,
+  type MediaColumn,
 } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 import { blogSite } from './blog.site.js';
@@ -58,38 +58,6 @@ async function publishIfScheduled(posts: ResourceService, accountId: string, web
 
 /** Wait before a scheduled publish that failed on the database is tried again. */
 const PUBLISH_RETRY_MS = 5_000;
-
-/** The overlaid blog resources: table, collection, path parameter, overridable fields, rich text. */
-export const OVERLAID = [
-  { singular: 'BlogPostView', table: 'blog_post_views', parent: 'blog_posts', param: 'blog_post_id', noun: 'blog post', fields: POST_CONTENT_FIELDS, richText: ['content', 'custom_excerpt'] },
-  { singular: 'BlogCategoryView', table: 'blog_category_views', parent: 'blog_categories', param: 'blog_category_id', noun: 'blog category', fields: CATEGORY_CONTENT_FIELDS, richText: [] },
-  { singular: 'BlogTagView', table: 'blog_tag_views', parent: 'blog_tags', param: 'blog_tag_id', noun: 'blog tag', fields: TAG_CONTENT_FIELDS, richText: [] },
-  { singular: 'BlogAuthorView', table: 'blog_author_views', parent: 'blog_authors', param: 'blog_author_id', noun: 'blog author', fields: AUTHOR_CONTENT_FIELDS, richText: [] },
-] as const;
-
-/** Plain (not overlaid) fields each `:resolve` answers as stored. */
-const PLAIN_FIELDS: Record<string, string[]> = {
-  blog_posts: ['url_key', 'state', 'publish_time', 'visible_view_ids', 'author_ids', 'category_ids', 'tag_ids', 'feature_image_media_id', 'og_image_media_id', 'canonical_url'],
-  blog_categories: ['url_key'],
-  blog_tags: ['url_key'],
-  blog_authors: ['url_key', 'avatar_media_id', 'user_id'],
-};
-
-/** How each overlaid blog resource is read as a view sees it (`:resolve`, and the rendered site's reads). */
-export const BLOG_RESOLVER_SPECS: Record<string, ResolverSpec> = Object.fromEntries(
-  OVERLAID.map((o) => [
-    o.parent,
-    {
-      table: o.parent,
-      overlayTable: o.table,
-      overlayParent: o.param,
-      param: o.param,
-      collection: o.parent,
-      contentFields: Object.keys(o.fields),
-      plainFields: PLAIN_FIELDS[o.parent],
-    },
-  ]),
-);
 
 /** Blog: posts (scheduled publishing, revisions), categories (tree), tags and authors, each with per-view overlays. */
 export const blogArea: Area = {
@@ -175,12 +143,12 @@ function linkReference(link: LinkSpec, target: string, dialect: SqlDialect): Ref
   };
 }
 
-function mediaReference(table: string, column: string): Reference {
+function mediaReference(ref: MediaColumn): Reference {
   return {
     target: 'media',
-    describe: `${table}.${column}`,
-    count: (db, websiteId, id) => countMediaColumn(db, websiteId, table, column, id),
-    detach: (db, websiteId, id, now) => clearMediaColumn(db, websiteId, table, column, id, now),
+    describe: `${ref.table}.${ref.column}`,
+    count: (db, websiteId, id) => countMediaColumn(db, websiteId, ref, id),
+    detach: (db, websiteId, id, now) => clearMediaColumn(db, websiteId, ref, id, now),
   };
 }
 
@@ -205,9 +173,9 @@ export function blogReferences(dialect: SqlDialect): Reference[] {
     linkReference(CATEGORY_LINKS, 'blog_categories', dialect),
     linkReference(TAG_LINKS, 'blog_tags', dialect),
     linkReference(AUTHOR_LINKS, 'blog_authors', dialect),
-    mediaReference('blog_posts', 'feature_image_media_id'),
-    mediaReference('blog_posts', 'og_image_media_id'),
-    mediaReference('blog_authors', 'avatar_media_id'),
+    mediaReference({ table: 'blog_posts', column: 'feature_image_media_id' }),
+    mediaReference({ table: 'blog_posts', column: 'og_image_media_id' }),
+    mediaReference({ table: 'blog_authors', column: 'avatar_media_id' }),
     postViewsReference(dialect),
     ...OVERLAID.map((o) => overlayReference(o.table)),
   ];

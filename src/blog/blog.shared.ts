@@ -1,6 +1,6 @@
 import { read, write } from '../platform/auth/rights.js';
 import type { JsonSchema } from '../platform/resource/schemas.js';
-import { fieldSourcesSchema, overriddenFieldsSchema } from '../cms/view-overlays.js';
+import { fieldSourcesSchema, overriddenFieldsSchema } from '../cms/index.js';
 import { AlreadyExists } from '../platform/errors.js';
 
 /**

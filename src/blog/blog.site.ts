@@ -1,10 +1,10 @@
 import type { AreaDeps, SiteContext, SiteContribution, SiteDeps, SiteEntry, SitePage, SitePageContext, SiteView } from '../platform/area.js';
 import type { Row } from '../platform/resource/declaration.js';
-import { URL_KEY_PATTERN } from '../cms/cms-page.resource.js';
-import { createViewOverlayReader, type ViewOverlayReader, type ViewReading } from '../cms/view-overlays.js';
-import { readSiteImages, responsiveContentImages } from '../media/media.site.js';
+import { createViewOverlayReader, URL_KEY_PATTERN } from '../cms/index.js';
+import type { ViewOverlayReader, ViewReading } from '../cms/index.js';
+import { readSiteImages, responsiveContentImages } from '../media/index.js';
 import { readSiteSettings } from '../settings/index.js';
-import { OVERLAID } from './blog.area.js';
+import { OVERLAID } from './blog-overlaid.js';
 import {
   AUTHOR_LINKS,
   CATEGORY_LINKS,
@@ -19,9 +19,12 @@ import {
   TAG_LINKS,
   taxonomyByUrlKey,
   type LinkSpec,
+  type LivePostRow,
   type LiveScope,
+  type TaxonomyTable,
 } from './blog.repo.js';
 import { deriveExcerpt } from './blog.shared.js';
+import { htmlToText, xml } from './blog-text.js';
 import { BLOG_TEMPLATES } from './blog.templates.js';
 
 /** Posts in each feed (RSS, Atom, JSON Feed): the newest live ones. */
@@ -42,9 +45,9 @@ const URL_KEY = new RegExp(URL_KEY_PATTERN);
 /** `?page=N`: a positive decimal without leading zeros; anything else names no page. */
 const PAGE_NUMBER = /^[1-9][0-9]{0,6}$/;
 
-type Table = 'blog_posts' | 'blog_categories' | 'blog_tags' | 'blog_authors';
+type Table = 'blog_posts' | TaxonomyTable;
 type ArchiveKind = 'category' | 'tag' | 'author';
-const ARCHIVES: Record<ArchiveKind, { table: Table; link: LinkSpec }> = {
+const ARCHIVES: Record<ArchiveKind, { table: TaxonomyTable; link: LinkSpec }> = {
   category: { table: 'blog_categories', link: CATEGORY_LINKS },
   tag: { table: 'blog_tags', link: TAG_LINKS },
   author: { table: 'blog_authors', link: AUTHOR_LINKS },
@@ -272,20 +275,20 @@ export function blogSite(deps: AreaDeps): SiteContribution {
     if (!row) return undefined;
     const [post] = await resolvePosts(ctx, ctx.view, [row]);
     const values = post.reading.values;
-    const ids = (field: string) => (dialect.readJson<string[]>(row[field]) ?? []).filter((id) => typeof id === 'string');
+    const ids = (field: 'author_ids' | 'category_ids' | 'tag_ids') => (dialect.readJson<string[]>(row[field]) ?? []).filter((id) => typeof id === 'string');
     const scope = scopeOf(ctx, ctx.view);
     const at = { publishTime: post.publishTime, id: row.id as string };
     const [authors, categories, tags, images, name, [olderRow], newerRow] = await Promise.all([
       resolveTaxonomy(ctx, ctx.view, 'author', ids('author_ids')),
       resolveTaxonomy(ctx, ctx.view, 'category', ids('category_ids')),
       resolveTaxonomy(ctx, ctx.view, 'tag', ids('tag_ids')),
-      readSiteImages(deps, ctx.website.id, [row.feature_image_media_id, row.og_image_media_id].filter(Boolean)),
+      readSiteImages(deps, ctx.website.id, [row.feature_image_media_id, row.og_image_media_id].filter((id): id is string => Boolean(id))),
       siteName(ctx),
       livePostsAfter(db, dialect, scope, at, 1),
       liveNewerPost(db, dialect, scope, at),
     ]);
-    const neighbours = await resolvePosts(ctx, ctx.view, [olderRow, newerRow].filter((r): r is Row => r !== undefined), ['title']);
-    const neighbour = (r: Row | undefined) => {
+    const neighbours = await resolvePosts(ctx, ctx.view, [olderRow, newerRow].filter((r) => r !== undefined), ['title']);
+    const neighbour = (r: LivePostRow | undefined) => {
       const found = r && neighbours.find((n) => n.row.id === r.id);
       return found ? { title: found.title, href: found.path } : undefined;
     };
@@ -582,34 +585,3 @@ export function blogSite(deps: AreaDeps): SiteContribution {
     },
   };
 }
-
-/**
- * Text for XML 1.0: `&`, `<`, `>`, quotes escaped, and the characters XML cannot carry at all
- * (controls other than tab and newlines, lone surrogates, U+FFFE/U+FFFF) dropped, so a hostile
- * title cannot break a feed (`]]>` needs nothing more: no CDATA is used).
- */
-export function xml(text: string): string {
-  return text
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '')
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;');
-}
-
-/** Sanitised HTML → plain text (tags dropped, the entities the sanitiser writes decoded), for meta descriptions and summaries. */
-export function htmlToText(html: string): string {
-  return html
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos|nbsp);/gi, (_m, e: string) => {
-      const lower = e.toLowerCase();
-      if (lower.startsWith('#x')) return safeCodePoint(parseInt(lower.slice(2), 16));
-      if (lower.startsWith('#')) return safeCodePoint(parseInt(lower.slice(1), 10));
-      return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' } as Record<string, string>)[lower];
-    })
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-const safeCodePoint = (n: number) => (Number.isInteger(n) && n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '');

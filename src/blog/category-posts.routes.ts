@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { SurfaceDeps } from '../platform/area.js';
 import { NotFound } from '../platform/errors.js';
 import { Reply, routeSchema } from '../platform/http/components.js';
@@ -8,6 +7,7 @@ import { checkedFirst } from '../platform/http/route-context.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../platform/query/list-params.js';
 import { createPageTokenCodec, queryBinding } from '../platform/query/page-token.js';
 import { fillFromParams, routePath } from '../platform/resource/paths.js';
+import { categoryExists, categoryOrderPage, CATEGORY_LINKS, countLinkedPosts } from './blog.repo.js';
 import { BLOG_RIGHTS } from './blog.shared.js';
 
 const COLLECTION = 'websites/{website_id}/blog_categories/{blog_category_id}/posts';
@@ -34,7 +34,7 @@ const CATEGORY_POST = {
  * the same however deep; the count of the first page rides along in the signed page token.
  */
 export function registerCategoryPostsRoute(app: FastifyInstance, deps: SurfaceDeps): void {
-  const db = deps.database.db as Kysely<any>;
+  const db = deps.database.db;
   const pageTokens = createPageTokenCodec(deps.config.jwtSecret);
   const right = BLOG_RIGHTS.read;
   app.get(routePath(deps.prefix, COLLECTION), {
@@ -88,36 +88,13 @@ export function registerCategoryPostsRoute(app: FastifyInstance, deps: SurfaceDe
       const ctx = await deps.context(request, COLLECTION, right);
       const params = request.params as { website_id: string; blog_category_id: string };
       const query = request.query as { page_size?: number; page_token?: string };
-      const category = await db.selectFrom('blog_categories').select('id').where('website_id', '=', params.website_id).where('id', '=', params.blog_category_id).executeTakeFirst();
-      if (!category) throw new NotFound(`blog_category ${params.blog_category_id}`);
+      if (!(await categoryExists(db, params.website_id, params.blog_category_id))) throw new NotFound(`blog_category ${params.blog_category_id}`);
       const pageSize = Math.min(query.page_size || DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
       const binding = queryBinding(`${fillFromParams(COLLECTION, params)}|${ctx.caller.userId}`, '', 'position');
       const cursor = query.page_token ? pageTokens.decode(query.page_token, binding) : undefined;
-      let q = db
-        .selectFrom('blog_post_categories')
-        .select(['post_id', 'position'])
-        .where('website_id', '=', params.website_id)
-        .where('category_id', '=', params.blog_category_id);
-      if (cursor) {
-        const [position, postId] = cursor.after as [number, string];
-        // A row-value comparison: both databases bound the index range with it, so a deep page reads
-        // its own rows only (the equivalent OR was a filter after the category's start on PostgreSQL:
-        // 90 001 rows read for a page at position 90 000; docs/performance.md).
-        q = q.where((eb) => eb(eb.refTuple('position', 'post_id'), '>', eb.tuple(position, postId)));
-      }
-      const rows = await q.orderBy('position').orderBy('post_id').limit(pageSize + 1).execute();
-      const total =
-        cursor?.total ??
-        Number(
-          (
-            await db
-              .selectFrom('blog_post_categories')
-              .select((eb) => eb.fn.countAll().as('n'))
-              .where('website_id', '=', params.website_id)
-              .where('category_id', '=', params.blog_category_id)
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
+      const after = cursor ? (cursor.after as [number, string]) : undefined;
+      const rows = await categoryOrderPage(db, params.website_id, params.blog_category_id, after, pageSize + 1);
+      const total = cursor?.total ?? (await countLinkedPosts(db, params.website_id, CATEGORY_LINKS, params.blog_category_id));
       const page = rows.slice(0, pageSize);
       const last = page[page.length - 1];
       const base = `websites/${params.website_id}`;

@@ -1,8 +1,7 @@
-import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/database.js';
 import { NotFound } from '../platform/errors.js';
-import { createResolver } from '../cms/resolve.js';
-import { BLOG_RESOLVER_SPECS } from './blog.area.js';
+import { createResolver } from '../cms/index.js';
+import { BLOG_RESOLVER_SPECS } from './blog-overlaid.js';
 import { deriveExcerpt } from './blog.shared.js';
 import { livePostByUrlKey, livePostsAfter, type LiveScope } from './blog.repo.js';
 
@@ -40,7 +39,7 @@ export interface PublishedPosts {
  */
 export function createPublishedPosts(database: Database): PublishedPosts {
   const { dialect } = database;
-  const db: Kysely<any> = database.db;
+  const db = database.db;
   const resolver = createResolver(database, BLOG_RESOLVER_SPECS.blog_posts);
   // Which posts are live is the blog's one rule (blog.repo.ts, as the rendered blog reads them).
   const scopeOf = (websiteId: string, viewId: string): LiveScope => ({ websiteId, viewId, now: Date.now() });
