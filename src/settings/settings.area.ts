@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { customDomainWriteHook } from '../custom-domain/custom-domain.resource.js';
+import { customDomainWriteHook } from '../custom-domain/index.js';
 import type { Area, AreaDeps } from '../platform/area.js';
 import { NotFound } from '../platform/errors.js';
 import type { CustomMethodDecl, ResourceDecl } from '../platform/resource/declaration.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
 import { CUSTOM_DOMAIN_PATH, descriptorOf, SETTING_DESCRIPTORS, SITE_NAME_PATH, type SettingDescriptor } from './setting-registry.js';
 import { settingDescriptorResource, viewSettingResource, websiteSettingResource } from './settings.resource.js';
+import { insertSettingOnce } from './settings.repo.js';
 import { createSettingsService, MAX_BATCH_WRITES, viewSettingsReference } from './settings.service.js';
 
 /** A descriptor as the catalogue shows it; the etag changes when a release changes the descriptor. */
@@ -54,7 +55,8 @@ function batchUpdateMethod(decl: ResourceDecl, run: ReturnType<typeof createSett
       properties: { settings: { type: 'array', maxItems: MAX_BATCH_WRITES, items: resourceSchema(decl), description: 'The written settings, in request order.' } },
       required: ['settings'],
     },
-    handle: (ctx, call) => run(ctx, call.params, call.body as never),
+    // The body schema above validated the shape `run` takes.
+    handle: (ctx, call) => run(ctx, call.params, call.body as Parameters<typeof run>[2]),
   };
 }
 
@@ -97,12 +99,7 @@ export const settingsArea: Area = {
       name: 'DEFAULT_SETTINGS',
       // Settings whose default depends on the website; everything else answers the registry default.
       async run(db, website) {
-        const now = Date.now();
-        await db
-          .insertInto('settings')
-          .values({ website_id: website.id, scope_id: '', path: SITE_NAME_PATH, account_id: website.account_id, value: JSON.stringify({ v: website.display_name }), revision: 1, create_time: now, update_time: now })
-          .onConflict((oc) => oc.columns(['website_id', 'scope_id', 'path']).doNothing())
-          .execute();
+        await insertSettingOnce(db, { websiteId: website.id, accountId: website.account_id, path: SITE_NAME_PATH, value: JSON.stringify({ v: website.display_name }), now: Date.now() });
       },
     },
   ],

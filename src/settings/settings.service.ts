@@ -1,11 +1,13 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { RequestContext } from '../platform/auth/context.js';
 import type { Database, SqlDialect } from '../platform/db/database.js';
+import type { Db, Trx } from '../platform/db/schema.js';
 import { Aborted, FailedPrecondition, InvalidArgument, NotFound, type FieldViolation } from '../platform/errors.js';
-import type { Row, VirtualSource } from '../platform/resource/declaration.js';
+import type { VirtualSource } from '../platform/resource/declaration.js';
 import { etagMatches } from '../platform/resource/engine.js';
 import { etagOf } from '../platform/resource/mapper.js';
+import { isViewOf } from '../views/index.js';
 import { checkSettingValue, descriptorOf, SETTING_DESCRIPTORS, type SettingDescriptor } from './setting-registry.js';
+import { countViewOverrides, deleteViewOverrides, insertDefaultRowOnce, lockSetting, storedSettings, updateSetting, websiteSettingValue, type SettingRow } from './settings.repo.js';
 
 /**
  * A `settings.value` column as written (undefined: not set, the default applies), for areas that
@@ -23,7 +25,7 @@ export const WEBSITE_SCOPE = '';
 export const MAX_BATCH_WRITES = 100;
 
 /** Something that must happen in the same transaction when a setting changes (the custom domain). */
-export type SettingWriteHook = (trx: Transaction<any>, ctx: RequestContext, websiteId: string, value: unknown) => Promise<void>;
+export type SettingWriteHook = (trx: Trx, ctx: RequestContext, websiteId: string, value: unknown) => Promise<void>;
 
 export interface SettingsDeps {
   database: Database;
@@ -68,38 +70,25 @@ export function createSettingsService(deps: SettingsDeps) {
     return d;
   }
 
-  async function requireView(db: Kysely<any>, ctx: RequestContext, scope: Scope): Promise<void> {
+  // The website is the caller's (the request context checked it), so a view of the website is one of the account.
+  async function requireView(db: Db | Trx, scope: Scope): Promise<void> {
     if (!scope.viewId) return;
-    const view = await db
-      .selectFrom('views')
-      .select('id')
-      .where('id', '=', scope.viewId)
-      .where('website_id', '=', scope.websiteId)
-      .where('account_id', '=', ctx.access!.accountId)
-      .executeTakeFirst();
-    if (!view) throw new NotFound(`view ${scope.viewId}`);
+    if (!(await isViewOf(db, scope.websiteId, scope.viewId))) throw new NotFound(`view ${scope.viewId}`);
   }
 
   /** Stored rows of the website and (for a view) the view, optionally for one path. */
-  async function storedRows(db: Kysely<any>, ctx: RequestContext, scope: Scope, path?: string): Promise<{ website: Map<string, Row>; view: Map<string, Row> }> {
-    let query = db
-      .selectFrom('settings')
-      .selectAll()
-      .where('account_id', '=', ctx.access!.accountId)
-      .where('website_id', '=', scope.websiteId)
-      .where('scope_id', 'in', scope.viewId ? [WEBSITE_SCOPE, scope.viewId] : [WEBSITE_SCOPE]);
-    if (path) query = query.where('path', '=', path);
-    const rows = await query.execute();
-    const website = new Map<string, Row>();
-    const view = new Map<string, Row>();
+  async function storedRows(db: Db | Trx, ctx: RequestContext, scope: Scope, path?: string): Promise<{ website: Map<string, SettingRow>; view: Map<string, SettingRow> }> {
+    const rows = await storedSettings(db, ctx.access!.accountId, scope.websiteId, scope.viewId ? [WEBSITE_SCOPE, scope.viewId] : [WEBSITE_SCOPE], path);
+    const website = new Map<string, SettingRow>();
+    const view = new Map<string, SettingRow>();
     for (const row of rows) (row.scope_id === WEBSITE_SCOPE ? website : view).set(row.path, row);
     return { website, view };
   }
 
-  const storedValue = (row: Row | undefined): unknown => decodeSettingValue(dialect, row?.value);
+  const storedValue = (row: SettingRow | undefined): unknown => decodeSettingValue(dialect, row?.value);
 
   /** The API shape of one setting in a scope. */
-  function present(scope: Scope, d: SettingDescriptor, websiteRow: Row | undefined, viewRow: Row | undefined): Record<string, unknown> {
+  function present(scope: Scope, d: SettingDescriptor, websiteRow: SettingRow | undefined, viewRow: SettingRow | undefined): Record<string, unknown> {
     const own = scope.viewId ? viewRow : websiteRow;
     const viewValue = scope.viewId ? storedValue(viewRow) : undefined;
     const websiteValue = storedValue(websiteRow);
@@ -120,7 +109,7 @@ export function createSettingsService(deps: SettingsDeps) {
       resource.update_time = new Date(Number(own.update_time)).toISOString();
     }
     // A view's setting shows the website's value where it does not override: its etag covers both.
-    const etag = (row: Row | undefined) => (row ? etagOf(row) : '0');
+    const etag = (row: SettingRow | undefined) => (row ? etagOf(row) : '0');
     resource.etag = scope.viewId ? `${etag(viewRow)}.${etag(websiteRow)}` : etag(websiteRow);
     return resource;
   }
@@ -148,7 +137,7 @@ export function createSettingsService(deps: SettingsDeps) {
     return checked.value;
   }
 
-  async function inTransaction<T>(validateOnly: boolean, work: (trx: Transaction<any>) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(validateOnly: boolean, work: (trx: Trx) => Promise<T>): Promise<T> {
     try {
       return await database.db.transaction().execute(async (trx) => {
         const value = await work(trx);
@@ -166,31 +155,15 @@ export function createSettingsService(deps: SettingsDeps) {
    * overlapping batches), every etag is checked before anything is written, then each row is
    * upserted with revision + 1 and the write hooks run.
    */
-  async function writeAll(trx: Transaction<any>, ctx: RequestContext, scope: Scope, writes: SettingWrite[]): Promise<Map<string, Record<string, unknown>>> {
-    await requireView(trx, ctx, scope);
+  async function writeAll(trx: Trx, ctx: RequestContext, scope: Scope, writes: SettingWrite[]): Promise<Map<string, Record<string, unknown>>> {
+    await requireView(trx, scope);
     const scopeId = scope.viewId ?? WEBSITE_SCOPE;
     const sorted = [...writes].sort((a, b) => (a.descriptor.path < b.descriptor.path ? -1 : 1));
-    const locked = new Map<string, Row>();
+    const locked = new Map<string, SettingRow>();
     for (const w of sorted) {
-      // A never-written path gets its row first (revision 0 = still the default), so concurrent
-      // first writes meet on the primary key and then queue on the row lock.
-      await trx
-        .insertInto('settings')
-        .values({ website_id: scope.websiteId, scope_id: scopeId, path: w.descriptor.path, account_id: ctx.access!.accountId, value: null, revision: 0, create_time: ctx.now, update_time: ctx.now })
-        .onConflict((oc) => oc.columns(['website_id', 'scope_id', 'path']).doNothing())
-        .execute();
-      const row = await dialect
-        .forUpdate(
-          trx
-            .selectFrom('settings')
-            .selectAll()
-            .where('website_id', '=', scope.websiteId)
-            .where('scope_id', '=', scopeId)
-            .where('path', '=', w.descriptor.path)
-            .where('account_id', '=', ctx.access!.accountId),
-        )
-        .executeTakeFirstOrThrow();
-      locked.set(w.descriptor.path, row);
+      const key = { websiteId: scope.websiteId, scopeId, path: w.descriptor.path, accountId: ctx.access!.accountId };
+      await insertDefaultRowOnce(trx, key, ctx.now);
+      locked.set(w.descriptor.path, await lockSetting(trx, dialect, key));
     }
     const websiteRows = scope.viewId ? (await storedRows(trx, ctx, { websiteId: scope.websiteId })).website : locked;
     for (const w of writes) {
@@ -203,21 +176,16 @@ export function createSettingsService(deps: SettingsDeps) {
     const answers = new Map<string, Record<string, unknown>>();
     for (const w of sorted) {
       const previous = locked.get(w.descriptor.path)!;
-      const next: Row = {
+      const value = w.value === null ? null : dialect.json({ v: w.value });
+      const next: SettingRow = {
         ...previous,
-        value: w.value === null ? null : dialect.json({ v: w.value }),
+        value,
         revision: Number(previous.revision) + 1,
         // A row that was only the default until now counts as created by this write.
         create_time: Number(previous.revision) === 0 ? ctx.now : previous.create_time,
         update_time: Math.max(ctx.now, Number(previous.update_time)),
       };
-      await trx
-        .updateTable('settings')
-        .set({ value: next.value, revision: next.revision, create_time: next.create_time, update_time: next.update_time })
-        .where('website_id', '=', scope.websiteId)
-        .where('scope_id', '=', scopeId)
-        .where('path', '=', w.descriptor.path)
-        .execute();
+      await updateSetting(trx, { websiteId: scope.websiteId, scopeId, path: w.descriptor.path }, { value, revision: next.revision, create_time: next.create_time, update_time: next.update_time });
       if (!scope.viewId) await deps.writeHooks[w.descriptor.path]?.(trx, ctx, scope.websiteId, w.value);
       answers.set(
         w.descriptor.path,
@@ -230,14 +198,14 @@ export function createSettingsService(deps: SettingsDeps) {
   const source: VirtualSource = {
     async all(ctx, params) {
       const scope = scopeOf(params);
-      await requireView(database.db, ctx, scope);
+      await requireView(database.db, scope);
       const rows = await storedRows(database.db, ctx, scope);
       return SETTING_DESCRIPTORS.map((d) => present(scope, d, rows.website.get(d.path), rows.view.get(d.path)));
     },
     async get(ctx, params) {
       const scope = scopeOf(params);
       const d = descriptorOrNotFound(params.path);
-      await requireView(database.db, ctx, scope);
+      await requireView(database.db, scope);
       const rows = await storedRows(database.db, ctx, scope, d.path);
       return present(scope, d, rows.website.get(d.path), rows.view.get(d.path));
     },
@@ -251,7 +219,7 @@ export function createSettingsService(deps: SettingsDeps) {
         if (opts.ifMatch && !etagMatches(opts.ifMatch, current.etag as string)) throw new Aborted('the setting changed since the etag in If-Match was read', current);
         return current;
       }
-      await requireView(database.db, ctx, scope);
+      await requireView(database.db, scope);
       if (scope.viewId && !d.view_overridable) {
         throw new FailedPrecondition('SETTING_NOT_VIEW_OVERRIDABLE', `${d.path} is not view-overridable; set it on the website (websites/${scope.websiteId}/settings/${d.path})`);
       }
@@ -269,7 +237,7 @@ export function createSettingsService(deps: SettingsDeps) {
    */
   async function batchUpdate(ctx: RequestContext, params: Record<string, string>, body: { requests: Array<{ path: string; value: unknown; etag?: string }>; validate_only?: boolean }) {
     const scope = scopeOf(params);
-    await requireView(database.db, ctx, scope);
+    await requireView(database.db, scope);
     const violations: FieldViolation[] = [];
     const seen = new Set<string>();
     const writes: SettingWrite[] = [];
@@ -299,17 +267,11 @@ export function createSettingsService(deps: SettingsDeps) {
 export const viewSettingsReference = {
   target: 'views',
   describe: 'settings (per-view overrides)',
-  async count(db: Kysely<any>, websiteId: string, viewId: string): Promise<number> {
-    const row = await db
-      .selectFrom('settings')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('website_id', '=', websiteId)
-      .where('scope_id', '=', viewId)
-      .where('value', 'is not', null)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
-  },
-  async detach(db: Kysely<any>, websiteId: string, viewId: string): Promise<void> {
-    await db.deleteFrom('settings').where('website_id', '=', websiteId).where('scope_id', '=', viewId).execute();
-  },
+  count: (db: Db | Trx, websiteId: string, viewId: string): Promise<number> => countViewOverrides(db, websiteId, viewId),
+  detach: (db: Db | Trx, websiteId: string, viewId: string): Promise<void> => deleteViewOverrides(db, websiteId, viewId),
 };
+
+/** A website's own value of a setting, else the registry default (a setting another area reads, e.g. analytics' retention). */
+export async function readWebsiteSetting(db: Db | Trx, dialect: SqlDialect, websiteId: string, path: string): Promise<unknown> {
+  return decodeSettingValue(dialect, await websiteSettingValue(db, websiteId, path)) ?? descriptorOf(path)?.default_value;
+}
