@@ -1,18 +1,13 @@
-import { BLOG_RESOLVER_SPECS } from '../blog/blog.area.js';
-import { livePostByUrlKey } from '../blog/blog.repo.js';
-import { htmlToText } from '../blog/blog.site.js';
-import { postPathOf } from '../blog/published-posts.js';
-import { cmsSiteReader } from '../cms/cms.site.js';
-import { createResolver } from '../cms/resolve.js';
+import { BLOG_RESOLVER_SPECS, htmlToText, livePostByUrlKey, postPathOf } from '../blog/index.js';
+import { cmsSiteReader, createResolver } from '../cms/index.js';
 import type { AreaDeps, SiteContext, SitePageContext, SiteView } from '../platform/area.js';
 import { NotFound } from '../platform/errors.js';
 import { siteHref } from '../platform/site-context.js';
-import { readSiteViews } from '../site/site.surface.js';
-import { createSiteVersions } from '../site/versions.js';
+import { createSiteVersions, readSiteViews, siteWebsiteOf } from '../site/index.js';
+import { siteWebsiteRow } from '../websites/index.js';
 import {
   blockIdentifiersOf,
   pendingGenerations,
-  readWebsite,
   replaceDocuments,
   urlKeysOf,
   type SearchDocument,
@@ -77,8 +72,9 @@ export function createIndexer(deps: AreaDeps): Indexer {
   const versions = createSiteVersions(database, 0);
 
   async function siteOf(websiteId: string): Promise<SiteContext | undefined> {
-    const website = await readWebsite(db, websiteId);
-    if (!website) return undefined;
+    const row = await siteWebsiteRow(db, { id: websiteId });
+    if (!row) return undefined;
+    const website = siteWebsiteOf(row);
     const views = await readSiteViews(db, websiteId);
     if (views.length === 0) return undefined;
     const version = await versions.current(websiteId);

@@ -1,6 +1,8 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression } from 'kysely';
+import { countPosts, postIdsAfter, postIdsQuery, postUrlKeys } from '../blog/index.js';
+import { countPages, pageContentsWithBlocks, pageIdsAfter, pageIdsQuery, pageUrlKeys } from '../cms/index.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import { SITE_WEBSITE_COLUMNS, siteWebsiteOf, type SiteWebsite } from '../site/hosts.js';
+import type { Db, Trx } from '../platform/db/schema.js';
 
 /** A source of documents: a CMS page or a blog post (by id), or every source of the website. */
 export type SourceKind = 'page' | 'post';
@@ -30,55 +32,47 @@ export interface PendingSource {
 /** How long an indexer waits for a pending row a content write holds before giving way (then retrying). */
 const LOCK_WAIT_MS = 200;
 
-const SOURCE_TABLES: Record<SourceKind, string> = { page: 'cms_pages', post: 'blog_posts' };
-
-/** The website as the rendered site knows it (hosts.ts reads the same columns). */
-export async function readWebsite(db: Kysely<any>, websiteId: string): Promise<SiteWebsite | undefined> {
-  const row = await db.selectFrom('websites').select([...SITE_WEBSITE_COLUMNS]).where('id', '=', websiteId).executeTakeFirst();
-  return row && siteWebsiteOf(row);
-}
+/** Where the sources live: the CMS's pages and the blog's posts, read through their areas. */
+const SOURCES: Record<SourceKind, {
+  idsAfter(db: Db | Trx, websiteId: string, afterId: string, limit: number): Promise<string[]>;
+  count(db: Db | Trx, websiteId: string): Promise<number>;
+  urlKeys(db: Db | Trx, websiteId: string, ids: readonly string[]): Promise<Map<string, string>>;
+  /** The website's source ids as a subquery; with `idEquals`, the one equal to it (a correlated probe). */
+  idsQuery(db: Db | Trx, websiteId: string, idEquals?: Expression<string>): Expression<{ id: string }>;
+}> = {
+  page: { idsAfter: pageIdsAfter, count: countPages, urlKeys: pageUrlKeys, idsQuery: pageIdsQuery },
+  post: { idsAfter: postIdsAfter, count: countPosts, urlKeys: postUrlKeys, idsQuery: postIdsQuery },
+};
 
 /** Ids of the website's pages or posts after `afterId`, by id (keyset batches of a reindex). */
-export async function sourceIdsAfter(db: Kysely<any>, websiteId: string, kind: SourceKind, afterId: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom(SOURCE_TABLES[kind]).select('id').where('website_id', '=', websiteId).where('id', '>', afterId).orderBy('id').limit(limit).execute();
-  return rows.map((r) => r.id as string);
+export function sourceIdsAfter(db: Db | Trx, websiteId: string, kind: SourceKind, afterId: string, limit: number): Promise<string[]> {
+  return SOURCES[kind].idsAfter(db, websiteId, afterId, limit);
 }
 
-export async function countSources(db: Kysely<any>, websiteId: string, kind: SourceKind): Promise<number> {
-  const row = await db.selectFrom(SOURCE_TABLES[kind]).select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirst();
-  return Number(row?.n ?? 0);
+export function countSources(db: Db | Trx, websiteId: string, kind: SourceKind): Promise<number> {
+  return SOURCES[kind].count(db, websiteId);
 }
 
 /** `url_key` of each page or post among `ids` that exists. */
-export async function urlKeysOf(db: Kysely<any>, websiteId: string, kind: SourceKind, ids: readonly string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom(SOURCE_TABLES[kind]).select(['id', 'url_key']).where('website_id', '=', websiteId).where('id', 'in', [...ids]).execute();
-  return new Map(rows.map((r) => [r.id as string, r.url_key as string]));
+export function urlKeysOf(db: Db | Trx, websiteId: string, kind: SourceKind, ids: readonly string[]): Promise<Map<string, string>> {
+  return SOURCES[kind].urlKeys(db, websiteId, ids);
 }
 
 /** Block placeholders (`data-block="identifier"`) anywhere in a page's content, its own or an overlay's. */
 const BLOCK_ATTRIBUTE = /\sdata-block="([a-z0-9][a-z0-9_.-]{0,127})"/g;
 
 /** The block identifiers each page among `ids` names in its content or any overlay's (blocks that do not exist yet included). */
-export async function blockIdentifiersOf(db: Kysely<any>, websiteId: string, ids: readonly string[]): Promise<Map<string, Set<string>>> {
+export async function blockIdentifiersOf(db: Db | Trx, websiteId: string, ids: readonly string[]): Promise<Map<string, Set<string>>> {
   const uses = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
   if (ids.length === 0) return uses;
-  const own = await db.selectFrom('cms_pages').select(['id as page_id', 'content']).where('website_id', '=', websiteId).where('id', 'in', [...ids]).where('content', 'like', '%data-block=%').execute();
-  const overlays = await db
-    .selectFrom('cms_page_views')
-    .select(['cms_page_id as page_id', 'content'])
-    .where('website_id', '=', websiteId)
-    .where('cms_page_id', 'in', [...ids])
-    .where('content', 'like', '%data-block=%')
-    .execute();
-  for (const row of [...own, ...overlays]) {
+  for (const row of await pageContentsWithBlocks(db, websiteId, ids)) {
     for (const m of String(row.content).matchAll(BLOCK_ATTRIBUTE)) uses.get(row.page_id)?.add(m[1]);
   }
   return uses;
 }
 
 /** Generation of each pending row among `ids` (absent: not pending). */
-export async function pendingGenerations(db: Kysely<any>, websiteId: string, kind: SourceKind, ids: readonly string[]): Promise<Map<string, number>> {
+export async function pendingGenerations(db: Db | Trx, websiteId: string, kind: SourceKind, ids: readonly string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('search_pending')
@@ -99,7 +93,7 @@ export async function pendingGenerations(db: Kysely<any>, websiteId: string, kin
  * written.
  */
 export async function replaceDocuments(
-  trx: Kysely<any>,
+  trx: Db | Trx,
   dialect: SqlDialect,
   batch: { websiteId: string; accountId?: string; kind: SourceKind; ids: readonly string[]; read: Map<string, number>; documents: SearchDocument[]; blockUses?: Map<string, Set<string>> },
 ): Promise<string[]> {
@@ -140,7 +134,7 @@ export async function replaceDocuments(
  * Claims up to `limit` pending sources no other drainer holds (lease until `now + leaseMs`; PostgreSQL
  * SKIP LOCKED), oldest lease first.
  */
-export async function claimPending(db: Kysely<any>, dialect: SqlDialect, now: number, leaseMs: number, limit: number): Promise<PendingSource[]> {
+export async function claimPending(db: Db | Trx, dialect: SqlDialect, now: number, leaseMs: number, limit: number): Promise<PendingSource[]> {
   return db.transaction().execute(async (trx) => {
     const rows = await dialect
       .skipLocked(
@@ -163,12 +157,13 @@ export async function claimPending(db: Kysely<any>, dialect: SqlDialect, now: nu
         .where('source_id', '=', row.source_id)
         .execute();
     }
-    return rows.map((r) => ({ website_id: r.website_id, kind: r.kind, source_id: r.source_id, generation: Number(r.generation) }));
+    // `kind` is one the indexer wrote (PendingKind); the column is plain text.
+    return rows.map((r) => ({ website_id: r.website_id, kind: r.kind as PendingKind, source_id: r.source_id, generation: Number(r.generation) }));
   });
 }
 
 /** Drops a pending row unless a write bumped it since it was claimed. */
-export async function dropPending(db: Kysely<any>, row: PendingSource): Promise<void> {
+export async function dropPending(db: Db | Trx, row: PendingSource): Promise<void> {
   await db
     .deleteFrom('search_pending')
     .where('website_id', '=', row.website_id)
@@ -179,34 +174,37 @@ export async function dropPending(db: Kysely<any>, row: PendingSource): Promise<
 }
 
 /** Queues every page and post of the website (set-based), for a whole-website pass of the drainer. */
-export async function queueWholeWebsite(trx: Kysely<any>, websiteId: string): Promise<void> {
-  for (const [kind, table] of Object.entries(SOURCE_TABLES)) {
+export async function queueWholeWebsite(trx: Db | Trx, websiteId: string): Promise<void> {
+  for (const [kind, source] of Object.entries(SOURCES)) {
+    // The subquery comes parenthesised. `where true`: SQLite reads an upsert after a bare SELECT as a join constraint otherwise.
     await sql`insert into search_pending (website_id, kind, source_id, generation, claimed_until)
-      select website_id, ${kind}, id, 1, 0 from ${sql.table(table)} where website_id = ${websiteId}
+      select ${websiteId}, ${kind}, s.id, 1, 0 from ${source.idsQuery(trx, websiteId)} s where true
       on conflict (website_id, kind, source_id) do update set generation = search_pending.generation + 1, claimed_until = 0`.execute(trx);
   }
 }
 
 /** Documents whose source is gone (a reindex's clean-up after rows were removed behind the triggers' back). */
-export async function deleteOrphanDocuments(db: Kysely<any>, websiteId: string): Promise<void> {
-  for (const [kind, table] of Object.entries(SOURCE_TABLES)) {
+export async function deleteOrphanDocuments(db: Db | Trx, websiteId: string): Promise<void> {
+  for (const [kind, source] of Object.entries(SOURCES)) {
+    // Correlated on the source's primary key (website_id, id), as a probe per document.
+    const exists = source.idsQuery(db, websiteId, sql.ref<string>('search_documents.source_id'));
     await sql`delete from search_documents where website_id = ${websiteId} and kind = ${kind}
-      and not exists (select 1 from ${sql.table(table)} s where s.website_id = ${websiteId} and s.id = search_documents.source_id)`.execute(db);
+      and not exists ${exists}`.execute(db);
   }
 }
 
-export async function countDocuments(db: Kysely<any>, websiteId: string): Promise<number> {
+export async function countDocuments(db: Db | Trx, websiteId: string): Promise<number> {
   const row = await db.selectFrom('search_documents').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
-export async function countPending(db: Kysely<any>, websiteId: string): Promise<number> {
+export async function countPending(db: Db | Trx, websiteId: string): Promise<number> {
   const row = await db.selectFrom('search_pending').select((eb) => eb.fn.countAll().as('n')).where('website_id', '=', websiteId).where('generation', '>', 0).executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
 /** Records a finished reindex on the `search_index` singleton row (inserted on first use). */
-export async function recordReindex(db: Kysely<any>, r: { websiteId: string; accountId: string; operationId: string; documents: number; durationMs: number; now: number }): Promise<void> {
+export async function recordReindex(db: Db | Trx, r: { websiteId: string; accountId: string; operationId: string; documents: number; durationMs: number; now: number }): Promise<void> {
   await db
     .insertInto('search_indexes')
     .values({
