@@ -1,6 +1,7 @@
 /** Blog categories, tags and authors (issue 13): the category tree, `:move`, `:set_posts`, deletes, overlays. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, idsOf, list } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -10,9 +11,7 @@ let viewId: string;
 const base = (u: TestUser = alice) => `${API}/websites/${u.websiteId}`;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   viewId = (await list(t, alice.token, `${base()}/views`)).views[0].id;
 });
 afterAll(() => t?.close());

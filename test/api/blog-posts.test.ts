@@ -1,6 +1,7 @@
 /** Blog posts (issue 13): `websites/{w}/blog_posts`, their state, filters, revisions and overlays. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, idsOf, list, snapshot, walk, withQuery } from '../support/fixtures.js';
 import { DRIVE_MAX_PAGES } from '../../src/platform/db/database.js';
 import { png, upload } from '../support/media.js';
@@ -13,9 +14,7 @@ let viewId: string;
 const base = (u: TestUser = alice) => `${API}/websites/${u.websiteId}`;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   viewId = (await list(t, alice.token, `${base()}/views`)).views[0].id;
 });
 afterAll(() => t?.close());

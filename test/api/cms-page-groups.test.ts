@@ -3,7 +3,8 @@
  * page"), read through `cms_pages/{p}:resolve` with `customer_group_id`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { defaultViewIdOf, startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectNoBody, expectShape, expectStatus, list } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -18,12 +19,10 @@ let retail: string;
 let bobGroup: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   pagesUrl = `${API}/websites/${alice.websiteId}/cms_pages`;
   const views = `${API}/websites/${alice.websiteId}/views`;
-  defaultViewId = (await list(t, alice.token, views, { filter: 'is_default = true' })).views[0].id;
+  defaultViewId = await defaultViewIdOf(t, alice);
   deViewId = expectStatus(await t.request('POST', views, { token: alice.token, body: { display_name: 'DE', locale: 'de' } }), 201).id;
   const group = async (user: TestUser, name: string) =>
     expectStatus(await t.request('POST', `${API}/websites/${user.websiteId}/customer_groups`, { token: user.token, body: { display_name: name } }), 201).id;

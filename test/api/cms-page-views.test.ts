@@ -4,7 +4,8 @@
  * `PATCH ?allow_missing=true`, and `:resolve` (reading a page or block as a view sees it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { defaultViewIdOf, startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectNoBody, expectShape, expectStatus, list } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -16,12 +17,10 @@ let deViewId: string;
 let bobViewId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   pagesUrl = `${API}/websites/${alice.websiteId}/cms_pages`;
   const views = `${API}/websites/${alice.websiteId}/views`;
-  defaultViewId = (await list(t, alice.token, views, { filter: 'is_default = true' })).views[0].id;
+  defaultViewId = await defaultViewIdOf(t, alice);
   deViewId = expectStatus(await t.request('POST', views, { token: alice.token, body: { display_name: 'Deutsch', locale: 'de' } }), 201).id;
   bobViewId = (await list(t, bob.token, `${API}/websites/${bob.websiteId}/views`)).views[0].id;
 });

@@ -3,7 +3,8 @@
  * visible_view_ids, filters and refused sort keys, tenancy, etags, the home page of provisioning.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { defaultViewIdOf, startTwoTenants } from '../support/tenants.js';
 import { API, expectCommonFields, expectError, expectInvalid, expectNoBody, expectShape, expectStatus, idsOf, list, snapshot } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -15,12 +16,10 @@ let deViewId: string;
 let frViewId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   pagesUrl = `${API}/websites/${alice.websiteId}/cms_pages`;
   const views = `${API}/websites/${alice.websiteId}/views`;
-  defaultViewId = (await list(t, alice.token, views, { filter: 'is_default = true' })).views[0].id;
+  defaultViewId = await defaultViewIdOf(t, alice);
   deViewId = expectStatus(await t.request('POST', views, { token: alice.token, body: { display_name: 'Deutsch', locale: 'de' } }), 201).id;
   frViewId = expectStatus(await t.request('POST', views, { token: alice.token, body: { display_name: 'Français', locale: 'fr' } }), 201).id;
 });

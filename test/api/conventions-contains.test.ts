@@ -5,7 +5,8 @@
  * writes, special characters literal, and another website's rows never matching.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectInvalid, expectStatus, list } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -26,9 +27,7 @@ const TITLES = [
 ];
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   pagesUrl = `${API}/websites/${alice.websiteId}/cms_pages`;
   for (const [i, title] of TITLES.entries()) {
     expectStatus(await t.request('POST', pagesUrl, { token: alice.token, body: { title, url_key: `contains-${i}` } }), 201);

@@ -5,7 +5,8 @@
  * UNAVAILABLE and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { startDnsServer, type TestDnsServer } from '../support/dns-server.js';
 import { API, expectError, expectShape, expectStatus } from '../support/fixtures.js';
 
@@ -18,9 +19,7 @@ let hostname: string;
 
 beforeAll(async () => {
   dns = await startDnsServer();
-  t = await startTestApp({ DNS_RESOLVER: dns.address, DNS_TIMEOUT_MS: '2000', PLATFORM_DOMAIN: 'sites.test' });
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants({ DNS_RESOLVER: dns.address, DNS_TIMEOUT_MS: '2000', PLATFORM_DOMAIN: 'sites.test' }));
   domainUrl = `${API}/websites/${alice.websiteId}/custom_domain`;
   const website = expectStatus(await t.request('GET', `${API}/websites/${alice.websiteId}`, { token: alice.token }), 200);
   hostname = `${website.code}.sites.test`;

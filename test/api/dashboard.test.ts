@@ -6,7 +6,8 @@
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { addMember } from '../support/access.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, idsOf, list } from '../support/fixtures.js';
 
@@ -20,9 +21,7 @@ let types: Map<string, any>;
 const TYPES_URL = `${API}/dashboard_widget_types`;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   carol = await t.signUpProvisioned();
   dashboardUrl = `${API}/websites/${alice.websiteId}/dashboard`;
   const page = expectStatus(await t.request('GET', `${TYPES_URL}?page_size=100`, { token: alice.token }), 200);

@@ -3,7 +3,8 @@
  * calendar (idempotent, priority order, DST, concurrent calls, other tenants).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { createAgent } from '../support/ai-fixtures.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, idsOf, list } from '../support/fixtures.js';
 
@@ -12,9 +13,7 @@ let alice: TestUser;
 let bob: TestUser;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
 });
 afterAll(() => t?.close());
 

@@ -3,7 +3,8 @@
  * checked against the kind's declared ones; `:render` previews with sample values.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, list, violations } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -12,9 +13,7 @@ let bob: TestUser;
 let templatesUrl: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   templatesUrl = `${API}/websites/${alice.websiteId}/email_templates`;
 });
 afterAll(() => t?.close());

@@ -11,6 +11,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectStatus, violations } from '../support/fixtures.js';
 import { jpeg, publicUrl, upload } from '../support/media.js';
 
@@ -52,9 +53,7 @@ function expectOk(res: Awaited<ReturnType<typeof getFrom>>): void {
 }
 
 beforeAll(async () => {
-  t = await startTestApp({ MEDIA_MAX_ENLARGED_PIXELS: String(MAX_ENLARGED), MEDIA_COLD_TRANSFORMS_PER_MINUTE: String(COLD_PER_MINUTE) });
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants({ MEDIA_MAX_ENLARGED_PIXELS: String(MAX_ENLARGED), MEDIA_COLD_TRANSFORMS_PER_MINUTE: String(COLD_PER_MINUTE) }));
   tiny = await upload(t, alice.token, alice.websiteId, 'tiny.jpg', await jpeg(16, 12));
   wide = await upload(t, alice.token, alice.websiteId, 'wide.jpg', await jpeg(300, 200));
   animated = await upload(t, alice.token, alice.websiteId, 'spin.gif', await animatedGif(20, 10));

@@ -4,7 +4,8 @@
  * the main menu of provisioning, and references across websites never followed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectNoBody, expectShape, expectStatus, list } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -14,9 +15,7 @@ let menusUrl: string;
 let deViewId: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   menusUrl = `${API}/websites/${alice.websiteId}/navigation_menus`;
   deViewId = expectStatus(await t.request('POST', `${API}/websites/${alice.websiteId}/views`, { token: alice.token, body: { display_name: 'DE', locale: 'de' } }), 201).id;
 });

@@ -1,7 +1,8 @@
 /** Issue 16, "Search": `websites/{w}/search_index` and `:reindex` on the tenant API. */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -22,9 +23,7 @@ async function drained(user: TestUser) {
 }
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   index = `${API}/websites/${alice.websiteId}/search_index`;
   const create = (path: string, body: unknown) => t.request('POST', `${API}/websites/${alice.websiteId}/${path}`, { token: alice.token, body });
   for (let i = 0; i < 7; i++) expectStatus(await create('cms_pages', { title: `Page ${i}`, url_key: `page-${i}`, content: `<p>walnut ${i}</p>` }), 201);

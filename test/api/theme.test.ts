@@ -4,7 +4,8 @@
  * the default theme at provisioning, singleton conventions (SPEC 2.1).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -13,9 +14,7 @@ let bob: TestUser;
 let themeUrl: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   themeUrl = `${API}/websites/${alice.websiteId}/theme`;
 });
 afterAll(() => t?.close());

@@ -3,7 +3,8 @@
  * deletion guards, and `:make_default` (a custom method through the engine's `mutate`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectError, expectInvalid, expectShape, expectStatus, list } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -12,9 +13,7 @@ let bob: TestUser;
 let viewsUrl: string;
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   viewsUrl = `${API}/websites/${alice.websiteId}/views`;
 });
 afterAll(() => t?.close());

@@ -4,7 +4,8 @@
  * member without rights on a section see; retention.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { addMember } from '../support/access.js';
 import { API, expectError, expectInvalid, expectStatus, list, walk, withQuery } from '../support/fixtures.js';
 import { EVENT_RETENTION_MS } from '../../src/platform/events/events.js';
@@ -18,9 +19,7 @@ const events = (u: TestUser = alice) => `${site(u)}/events`;
 const make = async (path: string, body: unknown, u: TestUser = alice) => expectStatus(await t.request('POST', `${site(u)}/${path}`, { token: u.token, body }), 201);
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
 });
 afterAll(() => t?.close());
 

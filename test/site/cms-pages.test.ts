@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { areas as platformAreas } from '../../src/areas.js';
 import type { Area } from '../../src/platform/area.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { png, upload } from '../support/media.js';
 
@@ -55,9 +56,7 @@ const eventually = async (path: string, until: (body: string, status: number) =>
 };
 
 beforeAll(async () => {
-  t = await startTestApp({}, { areas: [...platformAreas, testSiteArea] });
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants({}, { areas: [...platformAreas, testSiteArea] }));
   host = `${await codeOf(alice)}.localhost`;
   bobHost = `${await codeOf(bob)}.localhost`;
   const views = `${API}/websites/${alice.websiteId}/views`;

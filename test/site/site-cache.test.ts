@@ -7,7 +7,8 @@
 import { brotliCompressSync, brotliDecompressSync, constants as zlib, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SITE_VERSION_TTL_MS } from '../../src/site/versions.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectStatus } from '../support/fixtures.js';
 
 let t: TestApp;
@@ -30,9 +31,7 @@ const poll = async (path: string, on: string, until: (body: string) => boolean) 
 };
 
 beforeAll(async () => {
-  t = await startTestApp();
-  alice = await t.signUpProvisioned();
-  bob = await t.signUpProvisioned();
+  ({ t, alice, bob } = await startTwoTenants());
   host = `${await codeOf(alice)}.localhost`;
   bobHost = `${await codeOf(bob)}.localhost`;
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 
 /**
  * Issue 15, "Publishing asynchrony": every write to what a rendered site shows bumps the website's
@@ -18,9 +19,7 @@ describe('site content versions', () => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await t.signUpProvisioned();
-    bob = await t.signUpProvisioned();
+    ({ t, alice, bob } = await startTwoTenants());
   });
   afterAll(() => t.close());
 

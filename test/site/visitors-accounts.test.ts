@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../support/app.js';
+import type { TestApp, TestUser } from '../support/app.js';
+import { startTwoTenants } from '../support/tenants.js';
 import { API, expectStatus } from '../support/fixtures.js';
 import { Browser, csrfOf, formBody, sessionCookieOf, siteHostOf } from '../support/site-browser.js';
 
@@ -30,9 +31,7 @@ describe('visitors as customers', () => {
   }
 
   beforeAll(async () => {
-    t = await startTestApp();
-    alice = await t.signUpProvisioned();
-    bob = await t.signUpProvisioned();
+    ({ t, alice, bob } = await startTwoTenants());
     host = await siteHostOf(t, alice);
     bobHost = await siteHostOf(t, bob);
     customersUrl = `${API}/websites/${alice.websiteId}/customers`;
