@@ -15,3 +15,4 @@ export { createResolver, isVisibleIn } from './resolve.js';
 export type { PageResolver, ResolveKey, ResolverSpec } from './resolve.js';
 export { createViewOverlayReader, fieldSourcesSchema, overriddenFieldsSchema } from './view-overlays.js';
 export type { ViewOverlayReader, ViewReading } from './view-overlays.js';
+export { countPages, pageContentsWithBlocks, pageIdsAfter, pageIdsQuery, pageUrlKeys } from './page-sources.repo.js';

@@ -5,6 +5,7 @@ import { VersionedCache } from '../platform/cache.js';
 import type { CacheInvalidation } from '../platform/cache-invalidation.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { SiteHost, SiteWebsite } from '../platform/site-context.js';
+import { connectedDomainWebsiteId } from '../custom-domain/index.js';
 import { SITE_WEBSITE_COLUMNS, siteWebsiteRow } from '../websites/index.js';
 
 export type { SiteHost, SiteWebsite };
@@ -104,8 +105,7 @@ export function createSiteHosts(deps: { database: Database; platformDomain: stri
 
   function connectedDomain(hostname: string): Promise<string | null> {
     return customDomains.load(hostname, hostsVersion, async () => {
-      const row = await db.selectFrom('custom_domains').select('id').where('domain', '=', hostname).where('status', '=', 'CONNECTED').executeTakeFirst();
-      return (row?.id as string | undefined) ?? null;
+      return (await connectedDomainWebsiteId(db, hostname)) ?? null;
     });
   }
 

@@ -1,4 +1,4 @@
-import { createPublishedPosts, type PublishedPost } from '../../blog/published-posts.js';
+import { createPublishedPosts, type PublishedPost } from '../../blog/index.js';
 import { createPublishedPages, type PublishedPage } from '../../cms/index.js';
 import { readPublishedMenu, type PublishedMenu } from '../../navigation/index.js';
 import type { AreaDeps, SiteContext, SiteView } from '../../platform/area.js';
