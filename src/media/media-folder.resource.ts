@@ -2,6 +2,7 @@ import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import type { ResourceDecl, Row } from '../platform/resource/declaration.js';
 import { placeNewInTree, treeMoveMethod, type TreeSpec } from '../platform/resource/tree.js';
+import { deleteMediaInFolders, firstChildFolder, firstMediaInFolder, folderSubtreeIds, mediaInFolders } from './media.repo.js';
 import { mediaBlobPrefix } from './media.resource.js';
 
 /** Deepest folder level (root 0): 16 levels is deeper than any library we know of, and bounds `path`. */
@@ -59,14 +60,10 @@ export function mediaFolderResource(deps: MediaFolderDeps): ResourceDecl {
       },
       async beforeDelete(ctx, row, force) {
         const [from, to] = belowPath(row.path);
-        const inSubtree = ctx.trx
-          .selectFrom('media_folders')
-          .select('id')
-          .where('website_id', '=', row.website_id)
-          .where((eb) => eb.or([eb('id', '=', row.id), eb.and([eb('path', '>=', from), eb('path', '<', to)])]));
+        const inSubtree = folderSubtreeIds(ctx.trx, row.website_id, row.id, from, to);
         if (!force) {
-          const child = await ctx.trx.selectFrom('media_folders').select('id').where('website_id', '=', row.website_id).where('parent_id', '=', row.id).limit(1).executeTakeFirst();
-          const media = await ctx.trx.selectFrom('media').select('id').where('website_id', '=', row.website_id).where('folder_id', '=', row.id).limit(1).executeTakeFirst();
+          const child = await firstChildFolder(ctx.trx, row.website_id, row.id);
+          const media = await firstMediaInFolder(ctx.trx, row.website_id, row.id);
           if (child || media) {
             throw new FailedPrecondition('FOLDER_NOT_EMPTY', `folder ${row.id} holds folders or media; delete with force=true to delete them too`);
           }
@@ -74,9 +71,9 @@ export function mediaFolderResource(deps: MediaFolderDeps): ResourceDecl {
         }
         // The media go first (their rows reference the folders); the subtree's folders follow the
         // folder through the parent_id cascade. Blobs are removed once the delete committed.
-        const doomed = await ctx.trx.selectFrom('media').select('id').where('website_id', '=', row.website_id).where('folder_id', 'in', inSubtree).execute();
+        const doomed = await mediaInFolders(ctx.trx, row.website_id, inSubtree);
         if (doomed.length > 0) {
-          await ctx.trx.deleteFrom('media').where('website_id', '=', row.website_id).where('folder_id', 'in', inSubtree).execute();
+          await deleteMediaInFolders(ctx.trx, row.website_id, inSubtree);
           ctx.afterCommit(async () => {
             for (const media of doomed) await deps.deleteBlobs(mediaBlobPrefix(row.website_id, media.id));
           });

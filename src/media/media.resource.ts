@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestContext } from '../platform/auth/context.js';
 import { read, write } from '../platform/auth/rights.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
+import { mediaByFilename } from './media.repo.js';
 
 /** Prefix of every blob of one media: its original and all its variants (Delete removes it whole). */
 export function mediaBlobPrefix(websiteId: string, mediaId: string): string {
@@ -70,7 +71,7 @@ export function mediaResource(deps: MediaDeps): ResourceDecl {
         // unique index and the upload retries.
         const wanted = row.filename;
         for (let attempt = 0; ; attempt++) {
-          const taken = await ctx.trx.selectFrom('media').select('id').where('website_id', '=', row.website_id).where('filename', '=', row.filename).executeTakeFirst();
+          const taken = await mediaByFilename(ctx.trx, row.website_id, row.filename);
           if (!taken) break;
           if (attempt >= 5) throw new Error(`no free filename for ${row.filename}`);
           row.filename = withSuffix(wanted);

@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { Semaphore, SingleFlight } from '../platform/concurrency.js';
-import type { CompiledRow, Database } from '../platform/db/database.js';
+import type { Database } from '../platform/db/database.js';
 import { AlreadyExists, InvalidArgument, NotFound, PermissionDenied, type FieldViolation } from '../platform/errors.js';
 import { addressKey } from '../platform/http/rate-limit.js';
 import type { Limiter } from '../platform/limits/limits.js';
@@ -12,8 +12,9 @@ import type { FieldDecl } from '../platform/resource/declaration.js';
 import { etagMatches, type Resource, type ResourceService } from '../platform/resource/engine.js';
 import { newId, PATH_ID_PATTERN } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
-import { decodeSettingValue, WEBSITE_SCOPE } from '../settings/settings.service.js';
+import { decodeSettingValue } from '../settings/settings.service.js';
 import { descriptorOf, MEDIA_REQUIRE_SIGNATURE_PATH } from '../settings/setting-registry.js';
+import { compilePublicLookup } from './media.repo.js';
 import { checkEnlargement, CONTENT_TYPE_OF, inspectFile, storedFormatOf, transformImage, type OutputFormat, type TransformSpec } from './images.js';
 import { mediaBlobPrefix, originalKey } from './media.resource.js';
 import { canonicalTransformQuery, signTransform, TRANSFORM_PARAMS, transformSignatureMatches, type TransformParam } from './transform-signature.js';
@@ -232,28 +233,8 @@ export function createMediaService(deps: MediaServiceDeps) {
 
   // The public read's lookup runs as a prepared statement (compiled once, placeholders for the
   // ids); the website's signature setting comes along from its primary key, so it costs no query.
-  const lookupQuery = database.db
-    .selectFrom('media')
-    .leftJoin('settings', (join) =>
-      join.onRef('settings.website_id', '=', 'media.website_id').on('settings.scope_id', '=', WEBSITE_SCOPE).on('settings.path', '=', MEDIA_REQUIRE_SIGNATURE_PATH),
-    )
-    .select([
-      'media.id',
-      'media.website_id',
-      'media.filename',
-      'media.mime_type',
-      'media.storage_path',
-      'media.file_size',
-      'media.is_image',
-      'media.width',
-      'media.height',
-      'media.create_time',
-      'settings.value as require_signature',
-    ])
-    .where('media.website_id', '=', '\u0000website')
-    .where('media.id', '=', '\u0000media')
-    .compile();
-  const lookupStatement = database.prepare<CompiledRow<typeof lookupQuery>>(lookupQuery.sql);
+  const lookupQuery = compilePublicLookup(database.db);
+  const lookupStatement = database.prepare(lookupQuery.sql);
   const lookup = (websiteId: string, mediaId: string) =>
     lookupStatement(lookupQuery.parameters.map((p) => (p === '\u0000website' ? websiteId : p === '\u0000media' ? mediaId : p)));
 

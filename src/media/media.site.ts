@@ -1,6 +1,7 @@
 import type { AreaDeps } from '../platform/area.js';
 import { ENGINE_PREFIX } from './media.area.js';
 import { canonicalTransformQuery, signTransform } from './transform-signature.js';
+import { siteImageRows } from './media.repo.js';
 
 /** Widths a rendered site offers browsers in `srcset` (never wider than the original). */
 export const SITE_IMAGE_WIDTHS = [320, 640, 960, 1280, 1920] as const;
@@ -34,12 +35,7 @@ export async function readSiteImages(deps: Pick<AreaDeps, 'database' | 'config'>
   const ids = [...new Set(mediaIds.filter(Boolean))];
   const images = new Map<string, SiteImage>();
   if (ids.length === 0) return images;
-  const rows = await deps.database.db
-    .selectFrom('media')
-    .select(['id', 'filename', 'mime_type', 'width', 'height', 'alt_text'])
-    .where('website_id', '=', websiteId)
-    .where('id', 'in', ids)
-    .execute();
+  const rows = await siteImageRows(deps.database.db, websiteId, ids);
   const { publicBaseUrl, mediaSigningSecret } = deps.config;
   for (const row of rows) {
     const base = `${publicBaseUrl}${ENGINE_PREFIX}/websites/${websiteId}/media/${row.id}/${row.filename}`;
