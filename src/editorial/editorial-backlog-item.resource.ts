@@ -1,6 +1,8 @@
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
+import { executionExists } from '../ai/index.js';
 import { EDITORIAL_RIGHTS } from './editorial-plan.resource.js';
+import { detachBacklogItem } from './editorial.repo.js';
 
 /** States a client may write; SCHEDULED and USED belong to the calendar. */
 const CLIENT_STATES = ['PROPOSED', 'READY', 'DISCARDED'];
@@ -48,7 +50,7 @@ export function editorialBacklogItemResource(): ResourceDecl {
     hooks: {
       async beforeCreate(ctx, row) {
         if (row.source_execution_id) {
-          const run = await ctx.trx.selectFrom('ai_executions').select('id').where('account_id', '=', row.account_id).where('id', '=', row.source_execution_id).executeTakeFirst();
+          const run = await executionExists(ctx.trx, row.account_id, row.source_execution_id);
           if (!run) throw InvalidArgument.field('source_execution_id', `${row.source_execution_id} is not an AI run of this account`);
           row.proposed_by = `accounts/${row.account_id}/ai_executions/${row.source_execution_id}`;
         } else {
@@ -67,12 +69,7 @@ export function editorialBacklogItemResource(): ResourceDecl {
       },
       async beforeDelete(ctx, row) {
         // An entry keeps its slot but no longer names the deleted item.
-        await ctx.trx
-          .updateTable('editorial_calendar_entries')
-          .set((eb) => ({ backlog_item_id: null, revision: eb('revision', '+', 1), update_time: ctx.now }))
-          .where('website_id', '=', row.website_id)
-          .where('backlog_item_id', '=', row.id)
-          .execute();
+        await detachBacklogItem(ctx.trx, row.website_id, row.id, ctx.now);
       },
     },
   };

@@ -2,6 +2,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition } from '../platform/errors.js';
 import { ERROR_SCHEMA } from '../platform/http/openapi-shapes.js';
 import type { CustomMethodDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
+import { postRevisionOf } from '../blog/index.js';
 import { setBacklogState } from './editorial.repo.js';
 import { scopeOf, type EditorialService } from './editorial.service.js';
 import { EDITORIAL_RIGHTS, loadPlan, type Plan } from './editorial-plan.resource.js';
@@ -20,7 +21,7 @@ export function editorialCalendarEntryResource(deps: { dialect: SqlDialect; edit
   /** A verb's work inside the engine's transaction; runs it makes join the entry's write. */
   const verb = (
     spec: Omit<CustomMethodDecl, 'on' | 'access' | 'mutate'>,
-    work: (ctx: WriteContext, next: Row, previous: Row, body: Record<string, any>) => Promise<void>,
+    work: (ctx: WriteContext, next: Row, previous: Row, body: Record<string, unknown>) => Promise<void>,
   ): CustomMethodDecl => ({ ...spec, on: 'item', access: 'write', mutate: work });
 
   return {
@@ -121,7 +122,7 @@ export function editorialCalendarEntryResource(deps: { dialect: SqlDialect; edit
           if (p.requirePassingVerdict && !p.allowPersonApproval) {
             throw new FailedPrecondition('PERSON_APPROVAL_NOT_ALLOWED', "the plan requires a passing review verdict and does not let a person's approval stand in");
           }
-          const post = await ctx.trx.selectFrom('blog_posts').select('revision').where('website_id', '=', next.website_id).where('id', '=', next.post_id).executeTakeFirst();
+          const post = await postRevisionOf(ctx.trx, next.website_id, next.post_id);
           if (!post) throw new FailedPrecondition('NO_POST', 'the entry\'s post no longer exists');
           next.approval = dialect.json({ by: `users/${ctx.caller.userId}`, time: new Date(ctx.now).toISOString(), post_revision: Number(post.revision) });
           next.state = 'APPROVED';

@@ -2,8 +2,11 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { read, write } from '../platform/auth/rights.js';
 import { InvalidArgument, type FieldViolation } from '../platform/errors.js';
 import type { CustomMethodDecl, ResourceDecl, Row, WriteContext } from '../platform/resource/declaration.js';
-import type { Kysely } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
+import { agentExists } from '../ai/index.js';
+import { websiteAccountAndZone } from '../websites/index.js';
 import { knownTimeZone, WEEKDAYS, type Slot } from './slots.js';
+import { findPlanRow } from './editorial.repo.js';
 
 export const EDITORIAL_RIGHTS = { read: read('website.editorial'), write: write('website.editorial') };
 /** Most slots a week (one an hour). */
@@ -33,12 +36,10 @@ export interface Plan {
 export const PLAN_DEFAULTS = { horizon_days: 14, automation: 'MANUAL', materialize_lead_hours: 48, require_passing_verdict: true, allow_person_approval: true } as const;
 
 /** The website's plan, or its defaults when never written; the website's time zone when the plan names none. */
-export async function loadPlan(db: Kysely<any>, dialect: SqlDialect, websiteId: string, forUpdate = false): Promise<Plan | undefined> {
-  const website = await db.selectFrom('websites').select(['id', 'account_id', 'time_zone']).where('id', '=', websiteId).executeTakeFirst();
+export async function loadPlan(db: Db | Trx, dialect: SqlDialect, websiteId: string, forUpdate = false): Promise<Plan | undefined> {
+  const website = await websiteAccountAndZone(db, websiteId);
   if (!website) return undefined;
-  let query = db.selectFrom('editorial_plans').selectAll().where('id', '=', websiteId);
-  if (forUpdate) query = dialect.forUpdate(query);
-  const row: Row = (await query.executeTakeFirst()) ?? {};
+  const row: Row = (await findPlanRow(db, dialect, websiteId, forUpdate)) ?? {};
   const bool = (v: unknown, d: boolean) => (v === undefined || v === null ? d : v === true || v === 1);
   return {
     websiteId,
@@ -75,8 +76,8 @@ export function checkSlots(slots: Slot[], field = 'slots'): void {
 }
 
 /** An agent of the account (another account's is refused like a missing one), naming the field. */
-export async function checkAgent(db: Kysely<any>, accountId: string, agentId: string, field: string): Promise<void> {
-  const agent = await db.selectFrom('ai_agents').select('id').where('account_id', '=', accountId).where('id', '=', agentId).executeTakeFirst();
+export async function checkAgent(db: Db | Trx, accountId: string, agentId: string, field: string): Promise<void> {
+  const agent = await agentExists(db, accountId, agentId);
   if (!agent) throw InvalidArgument.field(field, `${agentId} is not an AI agent of this account`);
 }
 

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { Area, AreaDeps, Reference } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { RequestContext } from '../platform/auth/context.js';
@@ -7,8 +7,9 @@ import type { Operations } from '../platform/jobs/operations.js';
 import type { CustomMethodDecl, Row, WriteContext } from '../platform/resource/declaration.js';
 import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
 import { resourceSchema } from '../platform/resource/schemas.js';
-import { registerRunFollowUp } from '../ai/follow-ups.js';
-import { dueEntries, loadEntry, loadPost, refillSlots } from './editorial.repo.js';
+import { findExecution, registerRunFollowUp } from '../ai/index.js';
+import { findPostRow as loadPost } from '../blog/index.js';
+import { detachPost, dueEntries, entryIdsWithPost, loadEntry, refillSlots, setPlanTick, stopPlanAutomation, updateEntry } from './editorial.repo.js';
 import {
   AUTOMATION_TICK,
   createEditorialService,
@@ -35,24 +36,15 @@ const STOPPING_REASONS = new Set(['INSUFFICIENT_BALANCE', 'MONTHLY_LIMIT_REACHED
 const reasonOf = (error: ApiError): string | undefined => (error.details.find((d) => d.type === 'PRECONDITION_FAILURE') as { reason?: string } | undefined)?.reason;
 
 /** Writes the columns `next` changed, with revision + 1 (job writes outside the engine). */
-async function writeEntry(trx: Kysely<any>, next: Row, previous: Row, now: number): Promise<void> {
+async function writeEntry(trx: Db | Trx, next: Row, previous: Row, now: number): Promise<void> {
   const changes: Row = {};
   for (const [key, value] of Object.entries(next)) if (key !== 'id' && value !== previous[key]) changes[key] = value;
   if (Object.keys(changes).length === 0) return;
-  await trx
-    .updateTable('editorial_calendar_entries')
-    .set((eb) => ({ ...changes, revision: eb('revision', '+', 1), update_time: Math.max(now, Number(previous.update_time)) }))
-    .where('website_id', '=', previous.website_id)
-    .where('id', '=', previous.id)
-    .execute();
+  await updateEntry(trx, previous.website_id, previous.id, changes, Math.max(now, Number(previous.update_time)));
 }
 
-async function stopAutomation(db: Kysely<any>, websiteId: string, reason: string, now: number): Promise<void> {
-  await db
-    .updateTable('editorial_plans')
-    .set((eb) => ({ automation_state: 'STOPPED', automation_stop_reason: reason.slice(0, 2000), automation_tick_id: null, revision: eb('revision', '+', 1), update_time: now }))
-    .where('id', '=', websiteId)
-    .execute();
+async function stopAutomation(db: Db | Trx, websiteId: string, reason: string, now: number): Promise<void> {
+  await stopPlanAutomation(db, websiteId, reason, now);
 }
 
 /** Editorial: the plan, the backlog, the rolling calendar, and AI drafting and review through `ai_executions`. */
@@ -121,7 +113,7 @@ export const editorialArea: Area = {
     registerRunFollowUp(SOURCE_MODULE, RUN_ENDED);
 
     /** Runs `work` on one entry in a transaction; side effects after commit. */
-    async function onEntry<T>(work: (trx: Transaction<any>, tx: TransactionScope) => Promise<T>): Promise<T> {
+    async function onEntry<T>(work: (trx: Trx, tx: TransactionScope) => Promise<T>): Promise<T> {
       const pending: Array<() => void | Promise<void>> = [];
       const result = await db.transaction().execute((trx) => work(trx, { trx, afterCommit: pending }));
       for (const fn of pending) await fn();
@@ -149,7 +141,7 @@ export const editorialArea: Area = {
 
     operations.register(RUN_ENDED, {
       async run(op) {
-        const exec = await db.selectFrom('ai_executions').selectAll().where('id', '=', String(op.payload.execution_id)).executeTakeFirst();
+        const exec = await findExecution(db, String(op.payload.execution_id));
         const match = /^websites\/([^/]+)\/editorial_calendar_entries\/([^/]+)$/.exec(String(exec?.source_id ?? ''));
         if (!exec || exec.source_module !== SOURCE_MODULE || !match) return { handled: false };
         const [, websiteId, entryId] = match;
@@ -301,7 +293,7 @@ export const editorialArea: Area = {
 };
 
 /** Books free slots of the plan inside its horizon (the caller's transaction), serialised per website. */
-async function refill(trx: Transaction<any>, dialect: SqlDialect, plan: Plan, now: number): Promise<Row[]> {
+async function refill(trx: Trx, dialect: SqlDialect, plan: Plan, now: number): Promise<Row[]> {
   // Concurrent refills of one website take turns (PostgreSQL advisory lock; SQLite has one writer);
   // the unique slot index refuses a double booking anyway.
   await dialect.lockKey(trx, `editorial_refill:${plan.websiteId}`);
@@ -310,9 +302,9 @@ async function refill(trx: Transaction<any>, dialect: SqlDialect, plan: Plan, no
 }
 
 /** Enqueues the next automation tick and makes it the plan's only live one. */
-async function startTicks(trx: Kysely<any>, operations: Operations, accountId: string, websiteId: string, runAfter: number, ctx?: WriteContext, now = runAfter): Promise<void> {
+async function startTicks(trx: Db | Trx, operations: Operations, accountId: string, websiteId: string, runAfter: number, ctx?: WriteContext, now = runAfter): Promise<void> {
   const id = await operations.enqueue(trx, { type: AUTOMATION_TICK, accountId, websiteId, payload: { website_id: websiteId }, step: 'WAITING', runAfter }, ctx?.now ?? now);
-  await trx.updateTable('editorial_plans').set({ automation_tick_id: id }).where('id', '=', websiteId).execute();
+  await setPlanTick(trx, websiteId, id);
   if (ctx) ctx.afterCommit(() => operations.wake());
 }
 
@@ -338,23 +330,11 @@ function postReference(): Reference {
     target: 'blog_posts',
     describe: 'editorial_calendar_entries.post_id',
     async count(db, websiteId, id) {
-      const rows = await db.selectFrom('editorial_calendar_entries').select('id').where('website_id', '=', websiteId).where('post_id', '=', id).execute();
+      const rows = await entryIdsWithPost(db, websiteId, id);
       return rows.length;
     },
     async detach(db, websiteId, id, now) {
-      await db
-        .updateTable('editorial_calendar_entries')
-        .set((eb) => ({
-          post_id: null,
-          state: eb.case().when('state', '=', 'PUBLISHED').then('PUBLISHED').else('PLANNED').end(),
-          verdict: null,
-          approval: null,
-          revision: eb('revision', '+', 1),
-          update_time: now,
-        }))
-        .where('website_id', '=', websiteId)
-        .where('post_id', '=', id)
-        .execute();
+      await detachPost(db, websiteId, id, now);
     },
   };
 }

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
 import { newId } from '../platform/resource/ids.js';
 import type { Row } from '../platform/resource/declaration.js';
@@ -11,7 +12,7 @@ import type { Row } from '../platform/resource/declaration.js';
  * slot_time) DO NOTHING` makes a slot another refill booked meanwhile a no-op instead of a second
  * booking; (2) one UPDATE marks every READY item an entry now holds SCHEDULED. Answers the new rows.
  */
-export async function refillSlots(trx: Kysely<any>, websiteId: string, accountId: string, slotTimes: readonly number[], now: number): Promise<Row[]> {
+export async function refillSlots(trx: Db | Trx, websiteId: string, accountId: string, slotTimes: readonly number[], now: number): Promise<Row[]> {
   if (slotTimes.length === 0) return [];
   const values = sql.join(slotTimes.map((t, i) => sql`(cast(${t} as bigint), ${newId(now + i)})`));
   const result = await sql<Row>`
@@ -47,25 +48,18 @@ export async function refillSlots(trx: Kysely<any>, websiteId: string, accountId
   return result.rows.sort((a, b) => Number(a.slot_time) - Number(b.slot_time));
 }
 
-export async function loadEntry(db: Kysely<any>, dialect: SqlDialect, websiteId: string, id: string, forUpdate = false): Promise<Row | undefined> {
+export async function loadEntry(db: Db | Trx, dialect: SqlDialect, websiteId: string, id: string, forUpdate = false): Promise<Row | undefined> {
   let query = db.selectFrom('editorial_calendar_entries').selectAll().where('website_id', '=', websiteId).where('id', '=', id);
   if (forUpdate) query = dialect.forUpdate(query);
   return query.executeTakeFirst();
 }
 
-export async function loadBacklogItem(db: Kysely<any>, websiteId: string, id: string | null | undefined): Promise<Row | undefined> {
+export async function loadBacklogItem(db: Db | Trx, websiteId: string, id: string | null | undefined): Promise<Row | undefined> {
   if (!id) return undefined;
   return db.selectFrom('editorial_backlog_items').selectAll().where('website_id', '=', websiteId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function loadPost(db: Kysely<any>, dialect: SqlDialect, websiteId: string, id: string | null | undefined, forUpdate = false): Promise<Row | undefined> {
-  if (!id) return undefined;
-  let query = db.selectFrom('blog_posts').selectAll().where('website_id', '=', websiteId).where('id', '=', id);
-  if (forUpdate) query = dialect.forUpdate(query);
-  return query.executeTakeFirst();
-}
-
-export async function setBacklogState(db: Kysely<any>, websiteId: string, id: string | null | undefined, from: readonly string[], to: string, now: number): Promise<void> {
+export async function setBacklogState(db: Db | Trx, websiteId: string, id: string | null | undefined, from: readonly string[], to: string, now: number): Promise<void> {
   if (!id) return;
   await db
     .updateTable('editorial_backlog_items')
@@ -77,7 +71,7 @@ export async function setBacklogState(db: Kysely<any>, websiteId: string, id: st
 }
 
 /** Entries of AUTOMATIC plans' websites due for a step: PLANNED ones inside the lead time, approved ones not yet scheduled. */
-export async function dueEntries(db: Kysely<any>, websiteId: string, states: readonly string[], until: number, from: number): Promise<Row[]> {
+export async function dueEntries(db: Db | Trx, websiteId: string, states: readonly string[], until: number, from: number): Promise<Row[]> {
   return db
     .selectFrom('editorial_calendar_entries')
     .selectAll()
@@ -88,4 +82,67 @@ export async function dueEntries(db: Kysely<any>, websiteId: string, states: rea
     .orderBy('slot_time')
     .limit(50)
     .execute();
+}
+
+/** Writes the changed columns of a calendar entry, with revision + 1 (job writes outside the engine). */
+export async function updateEntry(db: Db | Trx, websiteId: string, id: string, changes: Row, updateTime: number): Promise<void> {
+  await db
+    .updateTable('editorial_calendar_entries')
+    .set((eb) => ({ ...changes, revision: eb('revision', '+', 1), update_time: updateTime }))
+    .where('website_id', '=', websiteId)
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Entries keep their slots but no longer name a deleted backlog item. */
+export async function detachBacklogItem(db: Db | Trx, websiteId: string, itemId: string, now: number): Promise<void> {
+  await db
+    .updateTable('editorial_calendar_entries')
+    .set((eb) => ({ backlog_item_id: null, revision: eb('revision', '+', 1), update_time: now }))
+    .where('website_id', '=', websiteId)
+    .where('backlog_item_id', '=', itemId)
+    .execute();
+}
+
+/** Ids of the entries that hold a post. */
+export async function entryIdsWithPost(db: Db | Trx, websiteId: string, postId: string) {
+  return db.selectFrom('editorial_calendar_entries').select('id').where('website_id', '=', websiteId).where('post_id', '=', postId).execute();
+}
+
+/** Entries of a deleted post go back to PLANNED (slot and item kept) unless they were PUBLISHED. */
+export async function detachPost(db: Db | Trx, websiteId: string, postId: string, now: number): Promise<void> {
+  await db
+    .updateTable('editorial_calendar_entries')
+    .set((eb) => ({
+      post_id: null,
+      state: eb.case().when('state', '=', 'PUBLISHED').then('PUBLISHED').else('PLANNED').end(),
+      verdict: null,
+      approval: null,
+      revision: eb('revision', '+', 1),
+      update_time: now,
+    }))
+    .where('website_id', '=', websiteId)
+    .where('post_id', '=', postId)
+    .execute();
+}
+
+/** The stored plan row of a website (none until first written), optionally locked. */
+export async function findPlanRow(db: Db | Trx, dialect: SqlDialect, websiteId: string, forUpdate = false) {
+  let query = db.selectFrom('editorial_plans').selectAll().where('id', '=', websiteId);
+  if (forUpdate) query = dialect.forUpdate(query);
+  return query.executeTakeFirst();
+}
+
+/** Stops a plan's automation with the reason, dropping its live tick. */
+export async function stopPlanAutomation(db: Db | Trx, websiteId: string, reason: string, now: number): Promise<void> {
+  await db
+    .updateTable('editorial_plans')
+    .set((eb) => ({ automation_state: 'STOPPED', automation_stop_reason: reason.slice(0, 2000), automation_tick_id: null, revision: eb('revision', '+', 1), update_time: now }))
+    .where('id', '=', websiteId)
+    .execute();
+}
+
+/** Makes `tickId` the plan's only live automation tick. */
+export async function setPlanTick(db: Db | Trx, websiteId: string, tickId: string): Promise<void> {
+  await db.updateTable('editorial_plans').set({ automation_tick_id: tickId }).where('id', '=', websiteId).execute();
 }

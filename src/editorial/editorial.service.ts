@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely, Transaction } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { AreaDeps } from '../platform/area.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { ApiError, FailedPrecondition, InvalidArgument, renderError } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
 import type { ResourceService, TransactionScope } from '../platform/resource/engine.js';
-import { placeholdersOf } from '../ai/template.js';
-import { loadBacklogItem, loadPost, setBacklogState } from './editorial.repo.js';
+import { agentInstruction, findInstructionVersionContent, instructionActiveVersion, placeholdersOf } from '../ai/index.js';
+import { websiteDisplayName } from '../websites/index.js';
+import { findPostRow as loadPost } from '../blog/index.js';
+import { loadBacklogItem, setBacklogState } from './editorial.repo.js';
 import type { Plan } from './editorial-plan.resource.js';
 
 export const SOURCE_MODULE = 'editorial';
@@ -36,7 +38,7 @@ export function platformContext(accountId: string, websiteId: string, agent?: st
 }
 
 /** A TransactionScope over a hook's transaction: side effects join the hook's own after-commit list. */
-export function scopeOf(trx: Transaction<any>, afterCommit: (fn: () => void | Promise<void>) => void): TransactionScope {
+export function scopeOf(trx: Trx, afterCommit: (fn: () => void | Promise<void>) => void): TransactionScope {
   const pending = { push: (...fns: Array<() => void | Promise<void>>) => (fns.forEach((fn) => afterCommit(fn)), 0) };
   return { trx, afterCommit: pending as unknown as Array<() => void | Promise<void>> };
 }
@@ -59,14 +61,14 @@ export interface EditorialDeps {
  * the shipped instruction may drop variables, and a run must fill exactly the ones it uses. A
  * variable outside this set cannot be filled: FAILED_PRECONDITION naming it.
  */
-async function variablesFor(db: Kysely<any>, accountId: string, agentId: string, field: string, available: Record<string, string>): Promise<Record<string, string>> {
-  const agent = await db.selectFrom('ai_agents').select(['instruction_id', 'instruction_version']).where('account_id', '=', accountId).where('id', '=', agentId).executeTakeFirst();
+async function variablesFor(db: Db | Trx, accountId: string, agentId: string, field: string, available: Record<string, string>): Promise<Record<string, string>> {
+  const agent = await agentInstruction(db, accountId, agentId);
   if (!agent) throw new FailedPrecondition('AGENT_MISSING', `the plan's ${field} ${agentId} is no longer an agent of this account`);
-  const instruction = await db.selectFrom('ai_instructions').select('active_version').where('account_id', '=', accountId).where('id', '=', agent.instruction_id).executeTakeFirst();
+  const instruction = await instructionActiveVersion(db, accountId, agent.instruction_id);
   const version = agent.instruction_version ?? instruction?.active_version;
   const row = version === undefined || version === null
     ? undefined
-    : await db.selectFrom('ai_instruction_versions').select('content').where('ai_instruction_id', '=', agent.instruction_id).where('id', '=', String(version)).executeTakeFirst();
+    : await findInstructionVersionContent(db, agent.instruction_id, version);
   const used = row ? placeholdersOf(row.content) : [];
   const unknown = used.filter((name) => !Object.hasOwn(available, name));
   if (unknown.length) {
@@ -79,8 +81,8 @@ export function createEditorialService(e: EditorialDeps) {
   const { database } = e.deps;
   const { dialect } = database;
 
-  async function websiteName(db: Kysely<any>, websiteId: string): Promise<string> {
-    const row = await db.selectFrom('websites').select('display_name').where('id', '=', websiteId).executeTakeFirst();
+  async function websiteName(db: Db | Trx, websiteId: string): Promise<string> {
+    const row = await websiteDisplayName(db, websiteId);
     return text(row?.display_name);
   }
 
@@ -97,7 +99,7 @@ export function createEditorialService(e: EditorialDeps) {
     return String(run.id);
   }
 
-  async function draftingVariables(db: Kysely<any>, entry: Row, post: Row | undefined): Promise<Record<string, string>> {
+  async function draftingVariables(db: Db | Trx, entry: Row, post: Row | undefined): Promise<Record<string, string>> {
     const item = await loadBacklogItem(db, entry.website_id, entry.backlog_item_id);
     return {
       website_name: await websiteName(db, entry.website_id),

@@ -1,4 +1,3 @@
-import type { SqlDialect } from '../platform/db/database.js';
 import type { Db, Trx } from '../platform/db/schema.js';
 
 /** Statements over `websites` outside the engine's own (provisioning's status, the code check). */
@@ -39,28 +38,14 @@ export async function websiteIdsOwnedBy(db: Db | Trx, owner: 'account' | 'projec
   return (await db.selectFrom('websites').select('id').where(column, '=', id).execute()).map((w) => w.id);
 }
 
-// --- read by other areas (customers, custom-domain) ---
+// --- read by other areas (editorial, webhooks) ---
 
-/** Locks the website row until the transaction ends: serialises an area's per-website limits and sort orders. */
-export async function lockWebsite(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<void> {
-  await dialect.forUpdate(db.selectFrom('websites').select('id').where('id', '=', websiteId)).execute();
+/** A website's account and time zone, if it exists. */
+export function websiteAccountAndZone(db: Db | Trx, websiteId: string) {
+  return db.selectFrom('websites').select(['id', 'account_id', 'time_zone']).where('id', '=', websiteId).executeTakeFirst();
 }
 
-/** A website of the account with its code (undefined: no such website in the account). */
-export function websiteCodeInAccount(db: Db | Trx, accountId: string, websiteId: string) {
-  return db.selectFrom('websites').select(['id', 'code']).where('id', '=', websiteId).where('account_id', '=', accountId).executeTakeFirst();
-}
-
-// --- read by other areas (projects, access) ---
-
-/** Whether the project has any website (one index probe). */
-export async function projectHasWebsites(db: Db | Trx, projectId: string): Promise<boolean> {
-  const website = await db.selectFrom('websites').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
-  return website !== undefined;
-}
-
-/** Those of `ids` that are websites of the account. */
-export async function websiteIdsOfAccount(db: Db | Trx, accountId: string, ids: readonly string[]): Promise<string[]> {
-  if (ids.length === 0) return [];
-  return (await db.selectFrom('websites').select('id').where('account_id', '=', accountId).where('id', 'in', [...ids]).execute()).map((w) => w.id);
+/** A website's display name, if it exists. */
+export function websiteDisplayName(db: Db | Trx, websiteId: string) {
+  return db.selectFrom('websites').select('display_name').where('id', '=', websiteId).executeTakeFirst();
 }

@@ -1,0 +1,2 @@
+// Editorial's public surface: what other folders may use.
+export { editorialArea } from './editorial.area.js';
