@@ -1,7 +1,8 @@
-import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type Selectable, type SqlBool } from 'kysely';
+import type { Db, DB, Trx } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import { decodeSettingValue, WEBSITE_SCOPE } from '../settings/settings.service.js';
-import { descriptorOf } from '../settings/setting-registry.js';
+import { readWebsiteSetting } from '../settings/index.js';
+import { siteWebsiteRow } from '../websites/index.js';
 import { isDenseSketch, VisitorSketch } from './sketches.js';
 
 /** SQL of analytics queries and roll-ups. Every statement is scoped by `website_id` first. */
@@ -94,7 +95,7 @@ function filterSql(dialect: SqlDialect, filter: Filter, eventAlias: string): Exp
  * event name, once per visit and hour with such an event.
  */
 export async function rawHourRows(
-  db: Kysely<any>,
+  db: Db | Trx,
   dialect: SqlDialect,
   websiteId: string,
   range: { from: number; to: number },
@@ -182,7 +183,7 @@ export async function rawHourRows(
     }
     return row;
   };
-  for (const r of eventRows as Array<Record<string, any>>) {
+  for (const r of eventRows) {
     const row = rowOf(Number(r.hour), String(r.value ?? ''));
     row.visitors += 1;
     row.pageviews += Number(r.pageviews);
@@ -204,7 +205,7 @@ export async function rawHourRows(
  * `rawHourRows(…, dimension)` for each (the roll-up test compares them through `:query`), at a
  * twelfth of the statements.
  */
-export async function rawHourRowsOfVisitDimensions(db: Kysely<any>, websiteId: string, range: { from: number; to: number }): Promise<Map<VisitDimension, HourRow[]>> {
+export async function rawHourRowsOfVisitDimensions(db: Db | Trx, websiteId: string, range: { from: number; to: number }): Promise<Map<VisitDimension, HourRow[]>> {
   const dims = Object.keys(VISIT_DIMENSION_COLUMNS) as VisitDimension[];
   const columns = dims.map((d) => sql<string>`coalesce(${sql.ref(`s.${VISIT_DIMENSION_COLUMNS[d]}`)}, '')`.as(d));
   const groupBy = dims.map((_, i) => sql.raw(String(i + 2)));
@@ -222,7 +223,7 @@ export async function rawHourRowsOfVisitDimensions(db: Kysely<any>, websiteId: s
     .where('e.time', '>=', range.from)
     .where('e.time', '<', range.to)
     .groupBy([sql`1`, ...groupBy, 'e.visitor_id'])
-    .execute()) as Array<Record<string, any>>;
+    .execute());
   const visitRows = (await db
     .selectFrom('analytics_sessions as s')
     .select([
@@ -236,7 +237,7 @@ export async function rawHourRowsOfVisitDimensions(db: Kysely<any>, websiteId: s
     .where('s.start_time', '>=', range.from)
     .where('s.start_time', '<', range.to)
     .groupBy([sql`1`, ...groupBy])
-    .execute()) as Array<Record<string, any>>;
+    .execute());
 
   const result = new Map<VisitDimension, HourRow[]>();
   for (const dim of dims) {
@@ -279,7 +280,7 @@ export type RollupGrain = keyof typeof GRAINS;
  * merged set is a HyperLogLog.
  */
 export async function rollupRows(
-  db: Kysely<any>,
+  db: Db | Trx,
   websiteId: string,
   dimension: Dimension | '',
   range: { from: number; to: number },
@@ -296,11 +297,14 @@ export async function rollupRows(
     .where(start, '<', range.to);
   if (values) query = query.where('value', 'in', values);
   const rows = await query.execute();
-  return rows.map((r: Record<string, any>) => ({ ...storedRow(r, Number(r.start)), ...(grain === 'day' ? { approximateVisitors: isDenseSketch(r.visitor_sketch) } : {}) }));
+  return rows.map((r) => ({ ...storedRow(r, Number(r.start)), ...(grain === 'day' ? { approximateVisitors: isDenseSketch(r.visitor_sketch) } : {}) }));
 }
 
+/** The counters and sketch of a stored roll-up row (the columns both grains share). */
+type StoredRollupRow = Pick<Selectable<DB['analytics_rollups']>, 'value' | 'visitors' | 'visits' | 'pageviews' | 'bounces' | 'duration_sum' | 'events' | 'visitor_sketch'>;
+
 /** A stored roll-up row (either grain) as an HourRow starting at `start`. */
-const storedRow = (r: Record<string, any>, start: number): HourRow => ({
+const storedRow = (r: StoredRollupRow, start: number): HourRow => ({
   hour: start,
   value: r.value,
   visitors: Number(r.visitors),
@@ -313,7 +317,7 @@ const storedRow = (r: Record<string, any>, start: number): HourRow => ({
 });
 
 /** Replaces a grain's rows starting in [from, to) with `rows` (their `hour` is each row's start), in bounded statements. */
-async function replaceRows(trx: Kysely<any>, grain: RollupGrain, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>): Promise<void> {
+async function replaceRows(trx: Db | Trx, grain: RollupGrain, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>): Promise<void> {
   const { table, start } = GRAINS[grain];
   await trx.deleteFrom(table).where('website_id', '=', websiteId).where(start, '>=', range.from).where(start, '<', range.to).execute();
   const values = rows.map(({ dimension, row }) => ({
@@ -334,7 +338,7 @@ async function replaceRows(trx: Kysely<any>, grain: RollupGrain, websiteId: stri
 }
 
 /** Page views plus custom events in [from, to): from the totals roll-ups before `rolledUntil`, raw after. */
-export async function eventCount(db: Kysely<any>, websiteId: string, range: { from: number; to: number }, rolledUntil: number): Promise<number> {
+export async function eventCount(db: Db | Trx, websiteId: string, range: { from: number; to: number }, rolledUntil: number): Promise<number> {
   const split = Math.max(range.from, Math.min(range.to, rolledUntil));
   const [rolled, raw] = await Promise.all([
     split > range.from
@@ -365,7 +369,7 @@ export interface RollupState {
   dailyUntil: number | null;
 }
 
-export async function loadRollupState(db: Kysely<any>, dialect: SqlDialect, websiteId: string, lock = false): Promise<RollupState | undefined> {
+export async function loadRollupState(db: Db | Trx, dialect: SqlDialect, websiteId: string, lock = false): Promise<RollupState | undefined> {
   let query = db.selectFrom('analytics_rollup_state').selectAll().where('website_id', '=', websiteId);
   if (lock) query = dialect.forUpdate(query);
   const row = await query.executeTakeFirst();
@@ -382,7 +386,7 @@ export async function loadRollupState(db: Kysely<any>, dialect: SqlDialect, webs
 }
 
 /** Replaces the roll-up rows of [from, to) of every dimension and moves the state on, in the caller's transaction. */
-export async function replaceRollups(trx: Kysely<any>, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, now: number): Promise<void> {
+export async function replaceRollups(trx: Db | Trx, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, now: number): Promise<void> {
   await replaceRows(trx, 'hour', websiteId, range, rows);
   await trx
     .updateTable('analytics_rollup_state')
@@ -393,7 +397,7 @@ export async function replaceRollups(trx: Kysely<any>, websiteId: string, range:
 }
 
 /** Every stored hourly row (all dimensions) starting in [from, to): what the days of that stretch merge. */
-export async function hourlyRowsOfAllDimensions(db: Kysely<any>, websiteId: string, range: { from: number; to: number }): Promise<Array<{ dimension: string; row: HourRow }>> {
+export async function hourlyRowsOfAllDimensions(db: Db | Trx, websiteId: string, range: { from: number; to: number }): Promise<Array<{ dimension: string; row: HourRow }>> {
   const rows = await db
     .selectFrom('analytics_rollups')
     .select(['dimension', 'hour', 'value', 'visitors', 'visits', 'pageviews', 'bounces', 'duration_sum', 'events', 'visitor_sketch'])
@@ -403,32 +407,32 @@ export async function hourlyRowsOfAllDimensions(db: Kysely<any>, websiteId: stri
     .where('hour', '>=', range.from)
     .where('hour', '<', range.to)
     .execute();
-  return rows.map((r: Record<string, any>) => ({ dimension: r.dimension, row: storedRow(r, Number(r.hour)) }));
+  return rows.map((r) => ({ dimension: r.dimension, row: storedRow(r, Number(r.hour)) }));
 }
 
 /**
  * Replaces the daily rows of the local days starting in [from, to) and records the days done (in
  * `zone`), in the caller's transaction. `rows` carry the day's start as `hour` and a merged sketch.
  */
-export async function replaceDailyRollups(trx: Kysely<any>, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, zone: string, now: number): Promise<void> {
+export async function replaceDailyRollups(trx: Db | Trx, websiteId: string, range: { from: number; to: number }, rows: Array<{ dimension: string; row: HourRow }>, zone: string, now: number): Promise<void> {
   await replaceRows(trx, 'day', websiteId, range, rows);
   await trx.updateTable('analytics_rollup_state').set({ daily_until: range.to, daily_time_zone: zone, update_time: now }).where('website_id', '=', websiteId).execute();
 }
 
 /** The website's time zone changed: its daily rows go (one statement) and the days start again in `zone`. */
-export async function restartDailyRollups(trx: Kysely<any>, websiteId: string, zone: string, now: number): Promise<void> {
+export async function restartDailyRollups(trx: Db | Trx, websiteId: string, zone: string, now: number): Promise<void> {
   await trx.deleteFrom('analytics_daily_rollups').where('website_id', '=', websiteId).execute();
   await trx.updateTable('analytics_rollup_state').set({ daily_until: null, daily_time_zone: zone, update_time: now }).where('website_id', '=', websiteId).execute();
 }
 
 /** Start of the earliest stored hourly row at or after `from` (days skip stretches without traffic), or undefined. */
-export async function firstRolledUpHour(db: Kysely<any>, websiteId: string, from: number): Promise<number | undefined> {
+export async function firstRolledUpHour(db: Db | Trx, websiteId: string, from: number): Promise<number | undefined> {
   const row = await db.selectFrom('analytics_rollups').select('hour').where('website_id', '=', websiteId).where('dimension', '=', '').where('hour', '>=', from).orderBy('hour').limit(1).executeTakeFirst();
   return row ? Number(row.hour) : undefined;
 }
 
 /** Earliest raw event at or after `from` (roll-ups skip empty stretches), or undefined. */
-export async function firstEventTime(db: Kysely<any>, websiteId: string, from: number): Promise<number | undefined> {
+export async function firstEventTime(db: Db | Trx, websiteId: string, from: number): Promise<number | undefined> {
   const row = await db.selectFrom('analytics_events').select('time').where('website_id', '=', websiteId).where('time', '>=', from).orderBy('time').limit(1).executeTakeFirst();
   return row ? Number(row.time) : undefined;
 }
@@ -437,7 +441,7 @@ export async function firstEventTime(db: Kysely<any>, websiteId: string, from: n
  * Deletes at most about `batch` raw events (and, separately, visits) that started before `before`.
  * Answers how many rows went, so the job knows whether to come back.
  */
-export async function purgeRawBatch(db: Kysely<any>, websiteId: string, before: number, batch: number): Promise<number> {
+export async function purgeRawBatch(db: Db | Trx, websiteId: string, before: number, batch: number): Promise<number> {
   let deleted = 0;
   for (const [table, column] of [
     ['analytics_events', 'time'],
@@ -452,19 +456,63 @@ export async function purgeRawBatch(db: Kysely<any>, websiteId: string, before: 
   return deleted;
 }
 
-export async function hasRawRows(db: Kysely<any>, websiteId: string): Promise<boolean> {
+export async function hasRawRows(db: Db | Trx, websiteId: string): Promise<boolean> {
   return (await firstEventTime(db, websiteId, Number.MIN_SAFE_INTEGER)) !== undefined;
 }
 
 /** The website's `analytics.raw_retention_days` (its own value, else the registry default). */
-export async function rawRetentionDays(db: Kysely<any>, dialect: SqlDialect, websiteId: string): Promise<number> {
-  const path = 'analytics.raw_retention_days';
-  const row = await db.selectFrom('settings').select('value').where('website_id', '=', websiteId).where('scope_id', '=', WEBSITE_SCOPE).where('path', '=', path).executeTakeFirst();
-  const value = decodeSettingValue(dialect, row?.value);
-  return Number(value ?? descriptorOf(path)!.default_value);
+export async function rawRetentionDays(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<number> {
+  return Number(await readWebsiteSetting(db, dialect, websiteId, 'analytics.raw_retention_days'));
 }
 
-export async function websiteTimeZone(db: Kysely<any>, websiteId: string): Promise<string> {
-  const row = await db.selectFrom('websites').select('time_zone').where('id', '=', websiteId).executeTakeFirst();
-  return (row?.time_zone as string | undefined) ?? 'UTC';
+export async function websiteTimeZone(db: Db | Trx, websiteId: string): Promise<string> {
+  const row = await siteWebsiteRow(db, { id: websiteId });
+  return row?.time_zone ?? 'UTC';
+}
+
+/** A website's roll-up state row, created on its first events (the tick chain arms it). */
+export async function insertRollupStateOnce(trx: Db | Trx, websiteId: string, accountId: string, now: number): Promise<void> {
+  await trx
+    .insertInto('analytics_rollup_state')
+    .values({ website_id: websiteId, account_id: accountId, rolled_up_until: null, purged_before: null, tick_id: null, update_time: now })
+    .onConflict((oc) => oc.column('website_id').doNothing())
+    .execute();
+}
+
+/** The live tick of the website's chain. */
+export async function setTick(trx: Db | Trx, websiteId: string, tickId: string, now: number): Promise<void> {
+  await trx.updateTable('analytics_rollup_state').set({ tick_id: tickId, update_time: now }).where('website_id', '=', websiteId).execute();
+}
+
+/** The chain ends (no tick live until `armRollups` starts it again). */
+export async function clearTick(trx: Db | Trx, websiteId: string, now: number): Promise<void> {
+  await trx.updateTable('analytics_rollup_state').set({ tick_id: null, update_time: now }).where('website_id', '=', websiteId).execute();
+}
+
+/** Hours before `until` are rolled up (written only while `tickId` is still the live tick). */
+export async function markRolledUpUntil(db: Db | Trx, websiteId: string, tickId: string, until: number, now: number): Promise<void> {
+  await db.updateTable('analytics_rollup_state').set({ rolled_up_until: until, update_time: now }).where('website_id', '=', websiteId).where('tick_id', '=', tickId).execute();
+}
+
+/** Raw rows before `before` may be gone from now on (written only while `tickId` is still the live tick). */
+export async function markPurgedBefore(db: Db | Trx, websiteId: string, tickId: string, before: number, now: number): Promise<void> {
+  await db.updateTable('analytics_rollup_state').set({ purged_before: before, update_time: now }).where('website_id', '=', websiteId).where('tick_id', '=', tickId).execute();
+}
+
+/** The day's visitor-id salt, unless a process stored one first. */
+export async function insertSaltOnce(db: Db | Trx, day: string, salt: string, now: number): Promise<void> {
+  await db
+    .insertInto('analytics_salts')
+    .values({ day, salt, create_time: now })
+    .onConflict((oc) => oc.column('day').doNothing())
+    .execute();
+}
+
+export async function saltOfDay(db: Db | Trx, day: string): Promise<string> {
+  const row = await db.selectFrom('analytics_salts').select('salt').where('day', '=', day).executeTakeFirstOrThrow();
+  return row.salt;
+}
+
+export async function deleteSaltsBefore(db: Db | Trx, day: string): Promise<void> {
+  await db.deleteFrom('analytics_salts').where('day', '<', day).execute();
 }

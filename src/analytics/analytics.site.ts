@@ -80,7 +80,7 @@ export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}
   const userAgentFacts = createUserAgentReader();
   const burst = options.burst ?? EVENT_BURST;
   const perAddress = createRateLimiter({ limit: burst, windowMs: (burst / (options.perSecond ?? EVENTS_PER_SECOND)) * 1000, algorithm: 'token-bucket' });
-  const validate = createValidatorCompiler()({ schema: EVENT_BODY_SCHEMA, httpPart: 'body', method: 'POST', url: EVENT_PATH } as never) as ValidateFunction;
+  const validate = createValidatorCompiler()({ schema: EVENT_BODY_SCHEMA, httpPart: 'body', method: 'POST', url: EVENT_PATH }) as ValidateFunction;
   const scriptEtag = `"${INSIGHTS_VERSION}"`;
 
   function parseBody(text: string): unknown {
@@ -139,7 +139,7 @@ export function analyticsSite(deps: AreaDeps, options: AnalyticsSiteOptions = {}
   async function collect(request: FastifyRequest, reply: FastifyReply, siteDeps: SiteDeps): Promise<FastifyReply> {
     reply.header('cache-control', 'no-store');
     const body = request.body;
-    if (!validate(body)) throw toApiError({ validation: validate.errors, validationContext: 'body' } as never);
+    if (!validate(body)) throw toApiError({ name: 'FastifyError', message: 'body', code: 'FST_ERR_VALIDATION', validation: validate.errors ?? [], validationContext: 'body' });
     const events = (body as { events: EventInput[] }).events;
     const ctx = siteDeps.siteOf(request);
     const now = Date.now();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { BulkColumn, SqlDialect } from '../platform/db/database.js';
 import { newId } from '../platform/resource/ids.js';
 
@@ -55,7 +55,7 @@ const VISIT_COLUMNS: BulkColumn[] = [
 ];
 
 /** Makes sure the website's roll-ups will run (inside the flush's transaction); true when the worker should be woken after commit. */
-export type ArmRollups = (trx: Kysely<any>, websiteId: string, accountId: string) => Promise<boolean>;
+export type ArmRollups = (trx: Db | Trx, websiteId: string, accountId: string) => Promise<boolean>;
 
 /** An `analytics_sessions` row as the flush keeps it. */
 interface Visit {
@@ -127,7 +127,7 @@ function dimensionsOf(hit: Hit) {
  * Statements per flush: per website 1 lock + ⌈visitors/500⌉ reads + the roll-up arm; then the
  * events and the visits through `dialect.insertRows` (PostgreSQL: one `unnest` statement each).
  */
-export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[], arm: ArmRollups): Promise<boolean> {
+export async function storeHits(db: Db | Trx, dialect: SqlDialect, hits: Hit[], arm: ArmRollups): Promise<boolean> {
   if (hits.length === 0) return false;
   const byWebsite = new Map<string, Hit[]>();
   for (const hit of hits) {
@@ -146,14 +146,14 @@ export async function storeHits(db: Kysely<any>, dialect: SqlDialect, hits: Hit[
       const since = batch[0].time - VISIT_GAP_MS;
       for (const visitors of chunks([...new Set(batch.map((h) => h.visitorId))])) {
         // Index analytics_sessions_visitor (website_id, visitor_id, end_time); ascending, so each visitor's latest wins.
-        const rows = (await trx
+        const rows = await trx
           .selectFrom('analytics_sessions')
           .selectAll()
           .where('website_id', '=', websiteId)
           .where('visitor_id', 'in', visitors)
           .where('end_time', '>=', since)
           .orderBy('end_time')
-          .execute()) as Visit[];
+          .execute();
         for (const row of rows) open.set(row.visitor_id, { ...row, start_time: Number(row.start_time), end_time: Number(row.end_time), pageviews: Number(row.pageviews), events: Number(row.events) });
       }
       const changed = new Set<Visit>();

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Db } from '../platform/db/schema.js';
 import { DateTime } from 'luxon';
 import type { SqlDialect } from '../platform/db/database.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
@@ -94,8 +94,10 @@ const hourlyTooLong = () => InvalidArgument.field('interval', `hour is for range
  * INVALID_ARGUMENT naming the field. Pure (no website, no clock): the dashboard checks its
  * widgets' resolved queries with it too.
  */
-export function checkQuery(body: Record<string, any>): AnalyticsQuery {
-  const query: AnalyticsQuery = { ...body, date_range: body.date_range ?? '30d', metrics: body.metrics } as AnalyticsQuery;
+export function checkQuery(input: Readonly<Record<string, unknown>>): AnalyticsQuery {
+  // Valid against QUERY_BODY_SCHEMA (the engine's validation of `:query`, the dashboard's of its widgets): each field has its type.
+  const body = input as Partial<AnalyticsQuery>;
+  const query: AnalyticsQuery = { ...body, date_range: body.date_range ?? '30d', metrics: body.metrics ?? [] };
   query.metrics.forEach((metric, i) => {
     if (query.metrics.indexOf(metric) !== i) throw InvalidArgument.field(`metrics[${i}]`, `${metric} is asked twice`);
   });
@@ -103,11 +105,14 @@ export function checkQuery(body: Record<string, any>): AnalyticsQuery {
     if (body.start_date !== undefined) throw InvalidArgument.field('start_date', 'only with date_range custom');
     if (body.end_date !== undefined) throw InvalidArgument.field('end_date', 'only with date_range custom');
   } else {
+    const dates: Record<'start_date' | 'end_date', string> = { start_date: '', end_date: '' };
     for (const field of ['start_date', 'end_date'] as const) {
-      if (body[field] === undefined) throw InvalidArgument.field(field, 'required with date_range custom');
-      if (!DateTime.fromISO(body[field], { zone: 'UTC' }).isValid) throw InvalidArgument.field(field, `${body[field]} is not a calendar date`);
+      const date = body[field];
+      if (date === undefined) throw InvalidArgument.field(field, 'required with date_range custom');
+      if (!DateTime.fromISO(date, { zone: 'UTC' }).isValid) throw InvalidArgument.field(field, `${date} is not a calendar date`);
+      dates[field] = date;
     }
-    const days = DateTime.fromISO(body.end_date, { zone: 'UTC' }).diff(DateTime.fromISO(body.start_date, { zone: 'UTC' }), 'days').days;
+    const days = DateTime.fromISO(dates.end_date, { zone: 'UTC' }).diff(DateTime.fromISO(dates.start_date, { zone: 'UTC' }), 'days').days;
     if (days < 0) throw InvalidArgument.field('end_date', 'must not be before start_date');
     if (days + 1 > MAX_RANGE_DAYS) throw InvalidArgument.field('end_date', `the range is unbounded: at most ${MAX_RANGE_DAYS} days`);
     if (query.interval === 'hour' && days + 1 > MAX_HOURLY_DAYS) throw hourlyTooLong();
@@ -298,12 +303,12 @@ interface PeriodAnswer {
 }
 
 export interface QueryDeps {
-  db: Kysely<any>;
+  db: Db;
   dialect: SqlDialect;
 }
 
 /** Answers `:query` for a website (its existence and the caller's right were checked by the route). */
-export async function runQuery(deps: QueryDeps, websiteId: string, body: Record<string, any>, now: number): Promise<Record<string, unknown>> {
+export async function runQuery(deps: QueryDeps, websiteId: string, body: Readonly<Record<string, unknown>>, now: number): Promise<Record<string, unknown>> {
   const query = checkQuery(body);
   const zone = await websiteTimeZone(deps.db, websiteId);
   const range = resolveRange(query, zone, now);

@@ -1,13 +1,18 @@
-import type { Kysely } from 'kysely';
 import { DateTime } from 'luxon';
 import type { AreaDeps } from '../platform/area.js';
 import type { SqlDialect } from '../platform/db/database.js';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { Operations } from '../platform/jobs/operations.js';
 import {
   addCounters,
   firstEventTime,
   firstRolledUpHour,
+  clearTick,
   hasRawRows,
+  insertRollupStateOnce,
+  markPurgedBefore,
+  markRolledUpUntil,
+  setTick,
   HOUR_MS,
   hourlyRowsOfAllDimensions,
   loadRollupState,
@@ -55,25 +60,21 @@ export const closedBefore = (now: number): number => Math.floor((now - VISIT_TIM
  * flush calls it for every website it wrote events of). Cheap when one is live: one locked point
  * read. Call `operations.wake()` after commit when it answers true.
  */
-export async function armRollups(trx: Kysely<any>, deps: { operations: Operations; dialect: SqlDialect }, websiteId: string, accountId: string, now: number): Promise<boolean> {
-  await trx
-    .insertInto('analytics_rollup_state')
-    .values({ website_id: websiteId, account_id: accountId, rolled_up_until: null, purged_before: null, tick_id: null, update_time: now })
-    .onConflict((oc) => oc.column('website_id').doNothing())
-    .execute();
+export async function armRollups(trx: Db | Trx, deps: { operations: Operations; dialect: SqlDialect }, websiteId: string, accountId: string, now: number): Promise<boolean> {
+  await insertRollupStateOnce(trx, websiteId, accountId, now);
   const state = await loadRollupState(trx, deps.dialect, websiteId, true);
   if (state?.tickId) return false;
   await enqueueTick(trx, deps.operations, websiteId, accountId, now, now);
   return true;
 }
 
-async function enqueueTick(trx: Kysely<any>, operations: Operations, websiteId: string, accountId: string, runAfter: number, now: number): Promise<void> {
+async function enqueueTick(trx: Db | Trx, operations: Operations, websiteId: string, accountId: string, runAfter: number, now: number): Promise<void> {
   const id = await operations.enqueue(trx, { type: ROLLUP_TICK, accountId, websiteId, payload: { website_id: websiteId }, step: 'WAITING', runAfter }, now);
-  await trx.updateTable('analytics_rollup_state').set({ tick_id: id, update_time: now }).where('website_id', '=', websiteId).execute();
+  await setTick(trx, websiteId, id, now);
 }
 
 /** Rolls up [from, to) of every dimension: the same rows `:query` computes live for hours not rolled up yet. */
-export async function rollUpHours(db: Kysely<any>, dialect: SqlDialect, websiteId: string, range: { from: number; to: number }, now: number): Promise<number> {
+export async function rollUpHours(db: Db | Trx, dialect: SqlDialect, websiteId: string, range: { from: number; to: number }, now: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     const rows: Array<{ dimension: string; row: HourRow }> = [];
     for (const dimension of ['', 'page', 'event_name'] as const) {
@@ -93,7 +94,7 @@ export async function rollUpHours(db: Kysely<any>, dialect: SqlDialect, websiteI
  * daily rows (`:query` ignores rows cut in another zone meanwhile). Answers the days written and
  * whether days are left.
  */
-export async function rollUpDays(db: Kysely<any>, dialect: SqlDialect, websiteId: string, now: number, maxBatches = MAX_DAY_BATCHES_PER_TICK): Promise<{ days: number; more: boolean }> {
+export async function rollUpDays(db: Db | Trx, dialect: SqlDialect, websiteId: string, now: number, maxBatches = MAX_DAY_BATCHES_PER_TICK): Promise<{ days: number; more: boolean }> {
   const [state, zone] = await Promise.all([loadRollupState(db, dialect, websiteId), websiteTimeZone(db, websiteId)]);
   if (state?.rolledUpUntil == null) return { days: 0, more: false };
   let cursor = state.dailyUntil ?? Number.MIN_SAFE_INTEGER;
@@ -180,7 +181,7 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
       }
       if (until !== null && until < closed && !busy) {
         // Nothing to roll up before `closed`: record that the empty hours are done.
-        await db.updateTable('analytics_rollup_state').set({ rolled_up_until: closed, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
+        await markRolledUpUntil(db, websiteId, op.id, closed, Date.now());
         until = closed;
       }
 
@@ -197,7 +198,7 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
       const purgeBefore = Math.min(now - retentionDays * DAY_MS, until ?? Number.MIN_SAFE_INTEGER);
       // Said before any row goes: from then on `:query` reads roll-ups for these hours, never half-purged raw rows.
       if ((state.purgedBefore ?? Number.MIN_SAFE_INTEGER) < purgeBefore) {
-        await db.updateTable('analytics_rollup_state').set({ purged_before: purgeBefore, update_time: Date.now() }).where('website_id', '=', websiteId).where('tick_id', '=', op.id).execute();
+        await markPurgedBefore(db, websiteId, op.id, purgeBefore, Date.now());
       }
       let purged = 0;
       for (let round = 0; round < 20; round++) {
@@ -214,7 +215,7 @@ export function registerRollupJobs(operations: Operations, deps: AreaDeps): void
         if (current?.tickId !== op.id) return;
         // Read under the state's lock: a flush that wrote events before it saw this tick live (and did not arm).
         if (!busy && !(await hasRawRows(trx, websiteId))) {
-          await trx.updateTable('analytics_rollup_state').set({ tick_id: null, update_time: Date.now() }).where('website_id', '=', websiteId).execute();
+          await clearTick(trx, websiteId, Date.now());
           return;
         }
         const runAfter = busy ? Date.now() + BUSY_TICK_MS : closed + HOUR_MS + VISIT_TIMEOUT_MS + 1_000;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import type { Db } from '../platform/db/schema.js';
+import { deleteSaltsBefore, insertSaltOnce, saltOfDay } from './analytics.repo.js';
 
 /** Salts older than this many days are deleted: an id of the day before yesterday cannot be re-derived. */
 export const SALT_KEEP_DAYS = 2;
@@ -21,21 +22,17 @@ export interface VisitorIds {
   visitorId(salt: string, websiteId: string, address: string, userAgent: string): string;
 }
 
-export function createVisitorIds(db: Kysely<any>): VisitorIds {
+export function createVisitorIds(db: Db): VisitorIds {
   // One entry per day in use (today, and yesterday for a few in-flight requests): tiny.
   const salts = new Map<string, Promise<string>>();
   let today = { start: 0, day: utcDay(0) };
 
   async function loadSalt(day: string, now: number): Promise<string> {
-    await db
-      .insertInto('analytics_salts')
-      .values({ day, salt: randomBytes(32).toString('hex'), create_time: now })
-      .onConflict((oc) => oc.column('day').doNothing())
-      .execute();
-    const row = await db.selectFrom('analytics_salts').select('salt').where('day', '=', day).executeTakeFirstOrThrow();
+    await insertSaltOnce(db, day, randomBytes(32).toString('hex'), now);
+    const salt = await saltOfDay(db, day);
     // Housekeeping, once per process and day: salts past SALT_KEEP_DAYS go.
-    await db.deleteFrom('analytics_salts').where('day', '<', utcDay(now - SALT_KEEP_DAYS * 86_400_000)).execute();
-    return row.salt as string;
+    await deleteSaltsBefore(db, utcDay(now - SALT_KEEP_DAYS * 86_400_000));
+    return salt;
   }
 
   return {
