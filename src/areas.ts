@@ -1,8 +1,8 @@
 import type { Area } from './platform/area.js';
 import { mediaArea } from './media/media.area.js';
 import { customDomainArea } from './custom-domain/index.js';
-import { emailTemplatesArea } from './email-templates/email-templates.area.js';
-import { settingsArea } from './settings/settings.area.js';
+import { emailTemplatesArea } from './email-templates/index.js';
+import { settingsArea } from './settings/index.js';
 import { themeArea } from './theme/theme.area.js';
 import { viewsArea } from './views/views.area.js';
 import { cmsArea } from './cms/cms.area.js';
@@ -10,12 +10,12 @@ import { navigationArea } from './navigation/navigation.area.js';
 import { customersArea } from './customers/index.js';
 import { aiArea } from './ai/ai.area.js';
 import { aiBillingArea } from './ai-billing/ai-billing.area.js';
-import { blogArea } from './blog/blog.area.js';
+import { blogArea } from './blog/index.js';
 import { accessArea } from './access/index.js';
 import { editorialArea } from './editorial/editorial.area.js';
-import { analyticsArea } from './analytics/analytics.area.js';
+import { analyticsArea } from './analytics/index.js';
 import { dashboardArea } from './dashboard/index.js';
-import { searchArea } from './search/search.area.js';
+import { searchArea } from './search/index.js';
 import { webhooksArea } from './webhooks/webhooks.area.js';
 import { eventsArea } from './platform/events-area/events.area.js';
 

@@ -1,11 +1,11 @@
-import type { Kysely } from 'kysely';
 import { read, write } from '../platform/auth/rights.js';
 import { FailedPrecondition, InvalidArgument } from '../platform/errors.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 import type { ResourceService } from '../platform/resource/engine.js';
-import type { ProvisioningStep } from '../websites/provisioning.js';
+import type { ProvisioningStep } from '../platform/area.js';
 import { EMAIL_TEMPLATE_KINDS, KIND_NAMES, kindOf } from './email-template-kinds.js';
 import { placeholderViolations, renderTemplate } from './email-template.service.js';
+import { insertTemplatesOnce } from './email-templates.repo.js';
 
 const MAX_BODY = 100_000;
 
@@ -125,25 +125,22 @@ export function emailTemplateResource(services: () => Record<string, ResourceSer
 /** Provisioning: the platform's template of every kind, for a website that lacks it (safe to re-run). */
 export const defaultEmailTemplatesStep: ProvisioningStep = {
   name: 'DEFAULT_EMAIL_TEMPLATES',
-  async run(db: Kysely<any>, website) {
+  async run(db, website) {
     const now = Date.now();
-    await db
-      .insertInto('email_templates')
-      .values(
-        EMAIL_TEMPLATE_KINDS.map((k) => ({
-          website_id: website.id,
-          id: k.kind,
-          account_id: website.account_id,
-          kind: k.kind,
-          subject: k.subject,
-          body: k.body,
-          text_body: k.text_body,
-          revision: 1,
-          create_time: now,
-          update_time: now,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['website_id', 'id']).doNothing())
-      .execute();
+    await insertTemplatesOnce(
+      db,
+      EMAIL_TEMPLATE_KINDS.map((k) => ({
+        website_id: website.id,
+        id: k.kind,
+        account_id: website.account_id,
+        kind: k.kind,
+        subject: k.subject,
+        body: k.body,
+        text_body: k.text_body,
+        revision: 1,
+        create_time: now,
+        update_time: now,
+      })),
+    );
   },
 };

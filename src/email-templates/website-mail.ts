@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import type { Db, Trx } from '../platform/db/schema.js';
 import type { Mailer } from '../platform/mail/mailer.js';
 import { kindOf } from './email-template-kinds.js';
 import { renderTemplate } from './email-template.service.js';
+import { storedTemplate } from './email-templates.repo.js';
 
 /**
  * Enqueues one of a website's own emails (a `customer_*` kind) inside the caller's transaction:
@@ -10,18 +11,13 @@ import { renderTemplate } from './email-template.service.js';
  * Answers false (and sends nothing) when the website has no template of the kind.
  */
 export async function enqueueWebsiteMail(
-  trx: Kysely<any>,
+  trx: Db | Trx,
   mail: Mailer,
   message: { websiteId: string; kind: string; to: string; values: Record<string, string> },
 ): Promise<boolean> {
   const kind = kindOf(message.kind);
   if (!kind) throw new Error(`unknown email template kind ${message.kind}`);
-  const stored = await trx
-    .selectFrom('email_templates')
-    .select(['subject', 'body', 'text_body'])
-    .where('website_id', '=', message.websiteId)
-    .where('id', '=', message.kind)
-    .executeTakeFirst();
+  const stored = await storedTemplate(trx, message.websiteId, message.kind);
   if (!stored) return false;
   const filled = renderTemplate(kind, { subject: stored.subject, body: stored.body, text_body: stored.text_body }, message.values);
   // HTML-only templates still get a plain-text part: the body's text.
