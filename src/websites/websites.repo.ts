@@ -1,3 +1,4 @@
+import type { SqlDialect } from '../platform/db/database.js';
 import type { Db, Trx } from '../platform/db/schema.js';
 
 /** Statements over `websites` outside the engine's own (provisioning's status, the code check). */
@@ -36,6 +37,32 @@ export function siteWebsiteRow(db: Db | Trx, key: { code: string } | { id: strin
 export async function websiteIdsOwnedBy(db: Db | Trx, owner: 'account' | 'project' | 'website', id: string): Promise<string[]> {
   const column = owner === 'account' ? 'account_id' : owner === 'project' ? 'project_id' : 'id';
   return (await db.selectFrom('websites').select('id').where(column, '=', id).execute()).map((w) => w.id);
+}
+
+// --- read by other areas (customers, custom-domain) ---
+
+/** Locks the website row until the transaction ends: serialises an area's per-website limits and sort orders. */
+export async function lockWebsite(db: Db | Trx, dialect: SqlDialect, websiteId: string): Promise<void> {
+  await dialect.forUpdate(db.selectFrom('websites').select('id').where('id', '=', websiteId)).execute();
+}
+
+/** A website of the account with its code (undefined: no such website in the account). */
+export function websiteCodeInAccount(db: Db | Trx, accountId: string, websiteId: string) {
+  return db.selectFrom('websites').select(['id', 'code']).where('id', '=', websiteId).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+// --- read by other areas (projects, access) ---
+
+/** Whether the project has any website (one index probe). */
+export async function projectHasWebsites(db: Db | Trx, projectId: string): Promise<boolean> {
+  const website = await db.selectFrom('websites').select('id').where('project_id', '=', projectId).limit(1).executeTakeFirst();
+  return website !== undefined;
+}
+
+/** Those of `ids` that are websites of the account. */
+export async function websiteIdsOfAccount(db: Db | Trx, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('websites').select('id').where('account_id', '=', accountId).where('id', 'in', [...ids]).execute()).map((w) => w.id);
 }
 
 // --- read by other areas (editorial, webhooks) ---
