@@ -520,18 +520,3 @@ export async function findPostRow(db: Db | Trx, dialect: SqlDialect, websiteId: 
 export function postRevisionOf(db: Db | Trx, websiteId: string, id: string) {
   return db.selectFrom('blog_posts').select('revision').where('website_id', '=', websiteId).where('id', '=', id).executeTakeFirst();
 }
-
-// --- read by other areas (editorial) ---
-
-/** A post of the website, every column, optionally locked; undefined without an id. */
-export async function findPostRow(db: Db | Trx, dialect: SqlDialect, websiteId: string, id: string | null | undefined, forUpdate = false) {
-  if (!id) return undefined;
-  let query = db.selectFrom('blog_posts').selectAll().where('website_id', '=', websiteId).where('id', '=', id);
-  if (forUpdate) query = dialect.forUpdate(query);
-  return query.executeTakeFirst();
-}
-
-/** A post's revision, if the post exists. */
-export function postRevisionOf(db: Db | Trx, websiteId: string, id: string) {
-  return db.selectFrom('blog_posts').select('revision').where('website_id', '=', websiteId).where('id', '=', id).executeTakeFirst();
-}

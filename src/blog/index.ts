@@ -6,4 +6,3 @@ export { countPosts, livePostByUrlKey, postIdsAfter, postIdsQuery, postUrlKeys }
 export { createPublishedPosts, postPathOf } from './published-posts.js';
 export type { PublishedPost, PublishedPosts } from './published-posts.js';
 export { findPostRow, postRevisionOf } from './blog.repo.js';
-export { findPostRow, postRevisionOf } from './blog.repo.js';
