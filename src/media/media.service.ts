@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.js';
 import type { RequestContext } from '../platform/auth/context.js';
 import { Semaphore, SingleFlight } from '../platform/concurrency.js';
-import type { Database } from '../platform/db/database.js';
+import type { CompiledRow, Database } from '../platform/db/database.js';
 import { AlreadyExists, InvalidArgument, NotFound, PermissionDenied, type FieldViolation } from '../platform/errors.js';
 import { addressKey } from '../platform/http/rate-limit.js';
 import type { Limiter } from '../platform/limits/limits.js';
@@ -234,7 +234,7 @@ export function createMediaService(deps: MediaServiceDeps) {
   // The public read's lookup runs as a prepared statement (compiled once, placeholders for the
   // ids); the website's signature setting comes along from its primary key, so it costs no query.
   const lookupQuery = compilePublicLookup(database.db);
-  const lookupStatement = database.prepare(lookupQuery.sql);
+  const lookupStatement = database.prepare<CompiledRow<typeof lookupQuery>>(lookupQuery.sql);
   const lookup = (websiteId: string, mediaId: string) =>
     lookupStatement(lookupQuery.parameters.map((p) => (p === '\u0000website' ? websiteId : p === '\u0000media' ? mediaId : p)));
 
