@@ -204,3 +204,11 @@ export async function makeAdministrator(trx: Db | Trx, dialect: SqlDialect, acco
     .where('user_id', '=', userId)
     .execute();
 }
+
+// --- read by other areas (webhooks) ---
+
+/** The user ids of the account's administrators. */
+export async function administratorUserIds(db: Db | Trx, accountId: string): Promise<string[]> {
+  const rows = await db.selectFrom('memberships').select('user_id').where('account_id', '=', accountId).where('role', '=', 'administrator').execute();
+  return rows.map((r) => r.user_id);
+}

@@ -1,3 +1,3 @@
 // The access area's public surface: what other folders may use (plan rule 4).
 export { accessArea } from './access.area.js';
-export { insertCreatorMembership, isMember, lockMembershipsOfAccounts, makeAdministrator, membershipsOfUser } from './access.repo.js';
+export { administratorUserIds, insertCreatorMembership, isMember, lockMembershipsOfAccounts, makeAdministrator, membershipsOfUser } from './access.repo.js';

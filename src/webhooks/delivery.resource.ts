@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
 import type { RequestContext } from '../platform/auth/context.js';
 import type { SqlDialect } from '../platform/db/database.js';
+import type { Db } from '../platform/db/schema.js';
 import type { ResourceDecl } from '../platform/resource/declaration.js';
 import type { ResourceService } from '../platform/resource/engine.js';
 import { newId } from '../platform/resource/ids.js';
@@ -38,7 +38,7 @@ export function payloadOf(type: string, occurTime: number, data: Record<string, 
 }
 
 /** `websites/{w}/webhooks/{h}/deliveries`: the delivery log of a webhook, and `:redeliver`. */
-export function deliveryResource(deps: { db: Kysely<any>; dialect: SqlDialect; runtime: WebhookRuntime; service: () => ResourceService }): ResourceDecl {
+export function deliveryResource(deps: { db: Db; dialect: SqlDialect; runtime: WebhookRuntime; service: () => ResourceService }): ResourceDecl {
   return {
     collection: 'deliveries',
     singular: 'WebhookDelivery',
@@ -117,7 +117,7 @@ export function deliveryResource(deps: { db: Kysely<any>; dialect: SqlDialect; r
 
 /** `:ping` of a webhook: a `webhook.ping` delivery to it alone, with an event id of its own. */
 export async function queuePing(
-  deps: { db: Kysely<any>; dialect: SqlDialect; runtime: WebhookRuntime; webhooks: () => ResourceService; deliveries: () => ResourceService },
+  deps: { db: Db; dialect: SqlDialect; runtime: WebhookRuntime; webhooks: () => ResourceService; deliveries: () => ResourceService },
   ctx: RequestContext,
   params: Record<string, string>,
 ): Promise<unknown> {

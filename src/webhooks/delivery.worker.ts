@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { AreaDeps } from '../platform/area.js';
 import type { CompanionWorker } from '../platform/jobs/operations.js';
 import { createLeaseQueue, type LeasedRow } from '../platform/jobs/lease.js';
@@ -12,6 +11,9 @@ import type { WebhookRuntime } from './runtime.js';
 import { signedHeaders } from './signing.js';
 import { UnsafeUrl, checkUrlForm, checkedAddress } from './url-safety.js';
 import {
+  belowInFlightBound,
+  purgeEndedDeliveries,
+  REVISION_BUMP,
   DELIVERY_LEASED,
   DELIVERY_QUEUED,
   WEBHOOK_CHANNEL,
@@ -22,6 +24,7 @@ import {
   webhookForDelivery,
   websiteNameOf,
   type DeliveryAttempt,
+  type DeliveryWebhook,
 } from './webhooks.repo.js';
 
 /** Ended deliveries are kept this long for the delivery log, then purged. */
@@ -55,24 +58,8 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
   });
   const wakeup = new Wakeup();
   runtime.wake = () => wakeup.wake();
-  // Every change of a delivery is a new revision: its etag (and a reused Get answer) must follow it.
-  const bump = { revision: sql`revision + 1` };
 
-  /** Due rows whose webhook has fewer than `maxInFlight` attempts in flight (live leases). */
-  const belowInFlightBound = (now: number) => (eb: any) =>
-    eb(
-      eb
-        .selectFrom('webhook_deliveries as flight')
-        .select(eb.fn.countAll().as('n'))
-        .whereRef('flight.website_id', '=', 'webhook_deliveries.website_id')
-        .whereRef('flight.webhook_id', '=', 'webhook_deliveries.webhook_id')
-        .where('flight.state', '=', DELIVERY_LEASED)
-        .where('flight.lease_expire_time', '>=', now),
-      '<',
-      settings.maxInFlight,
-    );
-
-  async function attempt(hook: Record<string, any>, row: LeasedRow<'webhook_deliveries'>, now: number): Promise<PostResult> {
+  async function attempt(hook: DeliveryWebhook, row: LeasedRow<'webhook_deliveries'>, now: number): Promise<PostResult> {
     try {
       // Checked again at every attempt: the URL's host may resolve elsewhere by now (DNS rebinding).
       const target = checkUrlForm(hook.url, runtime.allow);
@@ -100,12 +87,12 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
     const explicit = row.event_type === PING_EVENT_TYPE || row.redelivery_of !== null;
     if (!hook || (hook.state !== 'ACTIVE' && !explicit)) {
       attempts.push({ time: new Date(now).toISOString(), status_code: null, duration_ms: 0, response_excerpt: null, error: `not sent: the webhook is ${hook ? hook.state : 'deleted'}` });
-      await queue.settle(row.id, { ...bump, state: 'FAILED', attempts: dialect.json(attempts), run_after: now });
+      await queue.settle(row.id, { ...REVISION_BUMP, state: 'FAILED', attempts: dialect.json(attempts), run_after: now });
       return;
     }
     const result = await attempt(hook, row, now);
     attempts.push({ time: new Date(now).toISOString(), status_code: result.statusCode, duration_ms: result.durationMs, response_excerpt: result.excerpt, error: result.error });
-    const done = { ...bump, attempts: dialect.json(attempts.slice(-MAX_RECORDED_ATTEMPTS)), last_status_code: result.statusCode };
+    const done = { ...REVISION_BUMP, attempts: dialect.json(attempts.slice(-MAX_RECORDED_ATTEMPTS)), last_status_code: result.statusCode };
     const ended = runtime.clock();
     if (result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300) {
       const settled = await queue.settle(row.id, { ...done, state: 'SUCCEEDED', update_time: ended });
@@ -126,7 +113,7 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
   }
 
   /** Disables a webhook failing since `since`, ends its pending deliveries and mails the administrators: one transaction. */
-  async function disable(hook: Record<string, any>, since: number, last: PostResult, now: number): Promise<void> {
+  async function disable(hook: DeliveryWebhook, since: number, last: PostResult, now: number): Promise<void> {
     const lastOutcome = last.statusCode !== null ? `HTTP ${last.statusCode}` : (last.error ?? 'no answer');
     const reason = `Every delivery attempt failed since ${new Date(since).toISOString()} (last: ${lastOutcome}); set enabled to true to deliver again.`;
     const afterCommit: Array<() => void | Promise<void>> = [];
@@ -164,18 +151,14 @@ export function createDeliveryWorker(deps: AreaDeps, runtime: WebhookRuntime): C
 
   async function runOne(): Promise<boolean> {
     const now = runtime.clock();
-    const [row] = await queue.claim(now, { where: belowInFlightBound(now), set: bump });
+    const [row] = await queue.claim(now, { where: belowInFlightBound(settings.maxInFlight, now), set: REVISION_BUMP });
     if (!row) return false;
     await deliver(row, now);
     return true;
   }
 
   async function purgeEnded(): Promise<void> {
-    await db
-      .deleteFrom('webhook_deliveries')
-      .where('state', 'in', ['SUCCEEDED', 'FAILED'])
-      .where('run_after', '<', runtime.clock() - DELIVERY_RETENTION_MS)
-      .execute();
+    await purgeEndedDeliveries(db, runtime.clock() - DELIVERY_RETENTION_MS);
   }
 
   return {

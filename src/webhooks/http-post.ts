@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import type { CheckedUrl } from './url-safety.js';
 
@@ -23,7 +24,8 @@ export interface PostResult {
 export function postOnce(target: CheckedUrl, address: { address: string; family: 4 | 6 }, headers: Record<string, string>, body: string, timeoutMs: number): Promise<PostResult> {
   const started = performance.now();
   const lookup: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as any)(null, [{ address: address.address, family: address.family }]);
+    // With `all`, node expects the list form, which LookupFunction's callback type does not state.
+    if ((options as { all?: boolean }).all) (callback as unknown as (err: null, addresses: LookupAddress[]) => void)(null, [{ address: address.address, family: address.family }]);
     else callback(null, address.address, address.family);
   };
   const send = target.url.protocol === 'https:' ? httpsRequest : httpRequest;

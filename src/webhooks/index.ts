@@ -1,0 +1,2 @@
+// The webhooks area's public surface: what other folders may use.
+export { webhooksArea } from './webhooks.area.js';
