@@ -1,6 +1,6 @@
 import type { Area, AreaDeps } from '../platform/area.js';
 import type { ResourceService } from '../platform/resource/engine.js';
-import { createBillingService, type BillingService } from '../ai-billing/billing.service.js';
+import { createBillingService, type BillingService } from '../ai-billing/index.js';
 import { agentResource, agentVersionResource } from './agent.resource.js';
 import { aiModelResource, aiSystemAgentResource, loadCatalogue, syncCatalogue, type Catalogue, type Provider } from './catalogue.js';
 import { connectionResource, createManagedConnections } from './connection.resource.js';

@@ -1,8 +1,7 @@
 import type { Database } from '../platform/db/database.js';
 import { read } from '../platform/auth/rights.js';
 import type { FieldDecl, ResourceDecl } from '../platform/resource/declaration.js';
-import { MONEY_SCHEMA, moneyFromNanos, nanosFromDecimal } from '../ai-billing/money.js';
-import type { ModelPrices } from '../ai-billing/index.js';
+import { MONEY_SCHEMA, moneyFromNanos, nanosFromDecimal, type ModelPrices } from '../ai-billing/index.js';
 import shippedModels from './catalogue/models.json' with { type: 'json' };
 import shippedAgents from './catalogue/system-agents.json' with { type: 'json' };
 import { upsertModel, upsertSystemAgent } from './ai.repo.js';

@@ -10,8 +10,8 @@ import { ApiError, Cancelled, renderError, type CanonicalStatus, type ErrorBody,
 import type { OperationHandler, OperationRun, Operations } from '../platform/jobs/operations.js';
 import { newId } from '../platform/resource/ids.js';
 import type { BlobStore } from '../platform/storage/blobs.js';
-import { CONTENT_TYPE_OF, loadSharp, type OutputFormat } from '../media/images.js';
-import { costOf, estimateRunCost, type BillingService } from '../ai-billing/billing.service.js';
+import { CONTENT_TYPE_OF, loadSharp, type OutputFormat } from '../media/index.js';
+import { costOf, estimateRunCost, type BillingService } from '../ai-billing/index.js';
 import { timeoutSeconds } from './agent.resource.js';
 import { agentVersionSnapshot, findExecution, instructionVersionContent, lockExecutionUsage, markConnectionInvalid, updateExecution } from './ai.repo.js';
 import type { Catalogue, CatalogueModel, Provider } from './catalogue.js';
@@ -24,6 +24,20 @@ import { renderTemplate } from './template.js';
 
 /** A run's row. */
 type Execution = Selectable<DB['ai_executions']>;
+
+/** The agent settings a run uses, as its version's snapshot stored them (the agent's API shape). */
+interface AgentSnapshot {
+  output_format: ProviderRequest['outputFormat'];
+  output_schema?: Record<string, unknown> | null;
+  effort?: string | null;
+  max_tokens: number;
+  image_width?: number | null;
+  image_height?: number | null;
+  image_quality?: string | null;
+  connection_mode: string;
+  max_attempts: number;
+  timeout: string;
+}
 
 /** One entry of `attempts`. */
 interface Attempt {
@@ -132,7 +146,7 @@ export function executionHandler(deps: {
   }
 
   /** Turns an answer into `output`, or a failure (unparsable or off-schema JSON, truncated JSON). */
-  async function outputOf(exec: Execution, agent: Record<string, any>, answer: ProviderAnswer, attemptNumber: number): Promise<Record<string, unknown>> {
+  async function outputOf(exec: Execution, agent: AgentSnapshot, answer: ProviderAnswer, attemptNumber: number): Promise<Record<string, unknown>> {
     if (agent.output_format === 'IMAGE') {
       const bytes = answer.image!.bytes;
       const facts = await imageFacts(bytes);
@@ -215,7 +229,7 @@ export function executionHandler(deps: {
     if (!exec || FINAL_STATES.has(exec.state)) return { execution: id };
     const name = `accounts/${exec.account_id}/ai_executions/${id}`;
     const version = await agentVersionSnapshot(db, exec.agent_id, exec.agent_version);
-    const agent = dialect.readJson<Record<string, any>>(version.snapshot);
+    const agent = dialect.readJson<AgentSnapshot>(version.snapshot);
     const model = deps.catalogue.models.get(exec.model_id);
     const attempts = dialect.readJson<Attempt[]>(exec.attempts) ?? [];
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { DB, Db, Trx } from '../platform/db/schema.js';
 import type { SqlDialect } from '../platform/db/database.js';
-import type { BillingService, CoverageProblem } from '../ai-billing/billing.service.js';
+import type { BillingService, CoverageProblem } from '../ai-billing/index.js';
 import type { CatalogueModel, Provider } from './catalogue.js';
 import type { Providers } from './providers/index.js';
 import { enabledConnections } from './ai.repo.js';
