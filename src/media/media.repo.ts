@@ -1,6 +1,5 @@
 import type { Db, Trx } from '../platform/db/schema.js';
-import { WEBSITE_SCOPE } from '../settings/settings.service.js';
-import { MEDIA_REQUIRE_SIGNATURE_PATH } from '../settings/setting-registry.js';
+import { MEDIA_REQUIRE_SIGNATURE_PATH, WEBSITE_SCOPE } from '../settings/index.js';
 
 /**
  * The media library's SQL: media rows and their folders. No rules here; every function takes the
