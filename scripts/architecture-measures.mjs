@@ -402,8 +402,8 @@ export function analyseSources(root = ROOT) {
     const repo = a.file.endsWith('.repo.ts');
     if (a.errors) m.parseErrors.push({ file: a.file, line: 1, text: `${a.errors} parse error(s)` });
     a.codeLines.forEach((l, i) => {
-      if (QB_ANY.test(l) || (area && DYNAMIC.test(l))) (area ? m.qbAnyArea : platform ? m.qbAnyPlatform : []).push(at(a, i + 1));
-      if (area && RECORD_ANY.test(l)) m.recordAnyArea.push(at(a, i + 1));
+      if (QB_ANY.test(l) || (area && DYNAMIC.test(l))) (area ? m.qbAnyArea : platform ? m.qbAnyPlatform : []).push({ ...at(a, i + 1), key: a.file });
+      if (area && RECORD_ANY.test(l)) m.recordAnyArea.push({ ...at(a, i + 1), key: a.file });
     });
     for (const line of a.casts) m.casts.push(at(a, line));
     const myArea = areaOf(a.file);
@@ -417,7 +417,7 @@ export function analyseSources(root = ROOT) {
         return owner && owner !== myArea && !(platform && isPlatform(owner));
       });
       if (foreign.length) {
-        const item = { ...at(a, s.line), text: `[${foreign.map((t) => `${t} (${ownerOf(t)})`).join(', ')}] ${at(a, s.line).text}` };
+        const item = { ...at(a, s.line), text: `[${foreign.map((t) => `${t} (${ownerOf(t)})`).join(', ')}] ${at(a, s.line).text}`, key: a.file };
         (area ? m.crossArea : platform ? m.crossAreaPlatform : []).push(item);
       }
     }
