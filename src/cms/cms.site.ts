@@ -3,7 +3,7 @@ import { TtlCache } from '../platform/cache.js';
 import type { Database } from '../platform/db/database.js';
 import { InvalidArgument, NotFound } from '../platform/errors.js';
 import type { Row } from '../platform/resource/declaration.js';
-import { responsiveContentImages } from '../media/media.site.js';
+import { responsiveContentImages } from '../media/index.js';
 import { siteHref } from '../platform/site-context.js';
 import { BLOCK_CONTENT_FIELDS } from './cms-block.resource.js';
 import { PAGE_CONTENT_FIELDS, URL_KEY_PATTERN } from './cms-page.resource.js';

@@ -1,6 +1,6 @@
 import type { AreaDeps, SiteContext, SiteSettings, SiteView } from '../platform/area.js';
 import { cmsSiteReader } from '../cms/index.js';
-import { readSiteImages } from '../media/media.site.js';
+import { readSiteImages } from '../media/index.js';
 import { menuIdByIdentifierInAccount, readSiteMenu, type SiteMenuItem } from '../navigation/index.js';
 import { DEFAULT_VARIABLES, readSiteTheme } from '../theme/index.js';
 

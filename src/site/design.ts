@@ -1,4 +1,4 @@
-import { readSiteImages } from '../media/media.site.js';
+import { readSiteImages } from '../media/index.js';
 import { DEFAULT_VARIABLES, readSiteTheme } from '../theme/index.js';
 import type { SiteContribution, SitePageMeta, SiteView } from '../platform/area.js';
 import { DESIGN_CSS, DESIGN_CSS_VERSION } from './design.css.js';
