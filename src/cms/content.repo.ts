@@ -3,6 +3,7 @@ import type { SqlDialect } from '../platform/db/database.js';
 import { dynamic } from '../platform/db/dynamic.js';
 import type { Db, Trx } from '../platform/db/schema.js';
 import type { Row } from '../platform/resource/declaration.js';
+import { customerGroupQuery, customerGroupsOfQuery } from '../customers/index.js';
 import { withViewChain } from '../views/index.js';
 
 /*
@@ -132,12 +133,12 @@ export interface GroupVersionTables {
 
 /**
  * One row per existing customer group: the best matching version, or nulls when none matches.
- * Joined to `customer_groups` in the one prepared statement (the group's existence decides
+ * Joined to the customers area's `customer_groups` (its derived table) in the one prepared statement (the group's existence decides
  * INVALID_ARGUMENT without a second round trip).
  */
 export function bestGroupVersionQuery(db: Db | Trx, groups: GroupVersionTables, contentFields: readonly string[], slot: Slot) {
   return untyped(db)
-    .selectFrom('customer_groups as cg')
+    .selectFrom(customerGroupQuery(db, slot('website'), slot('group')).as('cg'))
     .leftJoin(`${groups.membersTable} as m`, (join) =>
       join
         .onRef('m.website_id', '=', 'cg.website_id')
@@ -148,8 +149,6 @@ export function bestGroupVersionQuery(db: Db | Trx, groups: GroupVersionTables, 
     )
     .leftJoin(`${groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
     .select(['cg.id as group_found', 'g.id as version_id', 'g.update_time as version_update_time', ...contentFields.map((f) => `g.${f} as g_${f}`)])
-    .where('cg.website_id', '=', slot('website'))
-    .where('cg.id', '=', slot('group'))
     .orderBy('m.priority', 'desc')
     .orderBy('m.create_time', 'asc')
     .limit(1);
@@ -161,28 +160,24 @@ export function bestGroupVersionQuery(db: Db | Trx, groups: GroupVersionTables, 
  */
 export function bestCustomerVersionQuery(db: Db | Trx, groups: GroupVersionTables, contentFields: readonly string[], slot: Slot) {
   return untyped(db)
-    .selectFrom('customers as c')
-    .leftJoin('customer_group_members as cm', (join) => join.onRef('cm.customer_id', '=', 'c.id').onRef('cm.website_id', '=', 'c.website_id'))
-    .leftJoin('customer_groups as cg', 'cg.id', 'cm.group_id')
+    .selectFrom(customerGroupsOfQuery(db, slot('website'), slot('customer')).as('c'))
     .leftJoin(`${groups.membersTable} as m`, (join) =>
       join
         .onRef('m.website_id', '=', 'c.website_id')
-        .onRef('m.customer_group_id', '=', 'cm.group_id')
+        .onRef('m.customer_group_id', '=', 'c.group_id')
         .on('m.cms_page_id', '=', slot('page'))
         .on('m.view_id', 'in', [slot('view'), '']),
     )
     .leftJoin(`${groups.table} as g`, (join) => join.onRef('g.website_id', '=', 'm.website_id').onRef('g.id', '=', 'm.cms_page_group_id'))
     .select([
-      'c.id as customer_found',
+      'c.customer_id as customer_found',
       'm.customer_group_id as matched_group_id',
       'g.id as version_id',
       'g.update_time as version_update_time',
       ...contentFields.map((f) => `g.${f} as g_${f}`),
     ])
-    .where('c.website_id', '=', slot('website'))
-    .where('c.id', '=', slot('customer'))
     .orderBy(sql`case when g.id is null then 1 else 0 end`)
-    .orderBy('cg.priority', 'desc')
+    .orderBy('c.priority', 'desc')
     .orderBy('m.priority', 'desc')
     .orderBy('m.create_time', 'asc')
     .limit(1);

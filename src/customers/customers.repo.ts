@@ -306,3 +306,24 @@ export async function moveAttributesToDefaultSection(db: Db | Trx, websiteId: st
 export function lockGroup(db: Db | Trx, dialect: SqlDialect, websiteId: string, groupId: string) {
   return dialect.forUpdate(db.selectFrom('customer_groups').selectAll().where('id', '=', groupId).where('website_id', '=', websiteId)).executeTakeFirst();
 }
+
+// --- embedded by other areas (cms: the page version a customer group or a signed-in customer sees) ---
+
+/** A customer group of a website, as a derived table another area joins to: one row when it exists. */
+export function customerGroupQuery(db: Db | Trx, websiteId: string, groupId: string) {
+  return db.selectFrom('customer_groups').select(['customer_groups.id', 'customer_groups.website_id']).where('customer_groups.website_id', '=', websiteId).where('customer_groups.id', '=', groupId);
+}
+
+/**
+ * A customer's groups with each group's priority, as a derived table another area joins to: one row
+ * per membership, one row with a null group when in none, no row when no such customer.
+ */
+export function customerGroupsOfQuery(db: Db | Trx, websiteId: string, customerId: string) {
+  return db
+    .selectFrom('customers as c')
+    .leftJoin('customer_group_members as cm', (join) => join.onRef('cm.customer_id', '=', 'c.id').onRef('cm.website_id', '=', 'c.website_id'))
+    .leftJoin('customer_groups as cg', 'cg.id', 'cm.group_id')
+    .select(['c.id as customer_id', 'c.website_id', 'cm.group_id', 'cg.priority'])
+    .where('c.website_id', '=', websiteId)
+    .where('c.id', '=', customerId);
+}

@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../platform/db/schema.js';
-import { MEDIA_REQUIRE_SIGNATURE_PATH, WEBSITE_SCOPE } from '../settings/index.js';
+import { MEDIA_REQUIRE_SIGNATURE_PATH, WEBSITE_SCOPE, websiteSettingValueQuery } from '../settings/index.js';
 
 /**
  * The media library's SQL: media rows and their folders. No rules here; every function takes the
@@ -58,10 +58,7 @@ export function siteImageRows(db: Db | Trx, websiteId: string, ids: readonly str
 export function compilePublicLookup(db: Db) {
   return db
     .selectFrom('media')
-    .leftJoin('settings', (join) =>
-      join.onRef('settings.website_id', '=', 'media.website_id').on('settings.scope_id', '=', WEBSITE_SCOPE).on('settings.path', '=', MEDIA_REQUIRE_SIGNATURE_PATH),
-    )
-    .select([
+    .select((eb) => [
       'media.id',
       'media.website_id',
       'media.filename',
@@ -72,7 +69,7 @@ export function compilePublicLookup(db: Db) {
       'media.width',
       'media.height',
       'media.create_time',
-      'settings.value as require_signature',
+      websiteSettingValueQuery(db, eb.ref('media.website_id'), WEBSITE_SCOPE, MEDIA_REQUIRE_SIGNATURE_PATH).as('require_signature'),
     ])
     .where('media.website_id', '=', '\u0000website')
     .where('media.id', '=', '\u0000media')

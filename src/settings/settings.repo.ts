@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import type { Expression, Selectable } from 'kysely';
 import type { SqlDialect } from '../platform/db/database.js';
 import type { Db, DB, Trx } from '../platform/db/schema.js';
 
@@ -86,4 +86,13 @@ export async function deleteViewOverrides(db: Db | Trx, websiteId: string, viewI
 export async function websiteSettingValue(db: Db | Trx, websiteId: string, path: string): Promise<unknown> {
   const row = await db.selectFrom('settings').select('value').where('website_id', '=', websiteId).where('scope_id', '=', '').where('path', '=', path).executeTakeFirst();
   return row?.value;
+}
+
+/**
+ * The stored value of one website-level setting of the website `websiteId` names, as a scalar
+ * subquery another area embeds in its own statement (media's public read decides on the signature
+ * setting in the same statement that finds the file). Null when never written.
+ */
+export function websiteSettingValueQuery(db: Db | Trx, websiteId: Expression<string>, scopeId: string, path: string) {
+  return db.selectFrom('settings').select('settings.value').where('settings.website_id', '=', websiteId).where('settings.scope_id', '=', scopeId).where('settings.path', '=', path);
 }
