@@ -227,12 +227,11 @@ function literalStrings(node, out = []) {
   return out;
 }
 
-/** Tables a SQL unit names (see Definitions), as a Set. */
-function tablesNamed(unit, tables) {
-  const found = new Set();
-  const consider = (name) => {
-    if (tables.has(name)) found.add(name);
-  };
+/**
+ * Depth-first walk of an oxc AST: `enter(node)` for every node with a `type`, before its children;
+ * what it returns (a function) runs after them. Skips the bookkeeping keys this script adds.
+ */
+function walkAst(root, enter) {
   const visit = (node) => {
     if (!node || typeof node !== 'object') return;
     if (Array.isArray(node)) {
@@ -240,6 +239,20 @@ function tablesNamed(unit, tables) {
       return;
     }
     if (typeof node.type !== 'string') return;
+    const leave = enter(node);
+    for (const key of Object.keys(node)) if (key !== 'type' && key !== 'parent' && key !== '__arrowBody') visit(node[key]);
+    leave?.();
+  };
+  visit(root);
+}
+
+/** Tables a SQL unit names (see Definitions), as a Set. */
+function tablesNamed(unit, tables) {
+  const found = new Set();
+  const consider = (name) => {
+    if (tables.has(name)) found.add(name);
+  };
+  walkAst(unit, (node) => {
     if (node.type === 'CallExpression') {
       const name = memberName(node.callee);
       if (name && TABLE_METHODS.has(name)) for (const s of literalStrings(node.arguments[0])) consider(s.trim().split(/\s+/)[0]);
@@ -258,9 +271,7 @@ function tablesNamed(unit, tables) {
         for (const m of text.matchAll(/(?<![\w.])"?([a-z_][a-z0-9_]*)"?\.[a-z_*"]/g)) consider(m[1]);
       }
     }
-    for (const key of Object.keys(node)) if (key !== 'type' && key !== 'parent') visit(node[key]);
-  };
-  visit(unit);
+  });
   return found;
 }
 
@@ -290,13 +301,7 @@ function analyseFile(root, file, tables) {
     if (target) imports.push({ spec, target, line: lineOf(starts, node.start) });
   };
   const stack = [];
-  const visit = (node) => {
-    if (!node || typeof node !== 'object') return;
-    if (Array.isArray(node)) {
-      for (const n of node) visit(n);
-      return;
-    }
-    if (typeof node.type !== 'string') return;
+  walkAst(parsed.program, (node) => {
     const unit =
       node.type.endsWith('Statement') || node.type.endsWith('Declaration') || UNIT_TYPES.has(node.type) || node.__arrowBody;
     if (unit) stack.push(node);
@@ -329,10 +334,8 @@ function analyseFile(root, file, tables) {
       const owner = stack[stack.length - 1] ?? node;
       if (!sqlUnits.has(owner.start)) sqlUnits.set(owner.start, { line: lineOf(starts, node.start), unit: owner });
     }
-    for (const key of Object.keys(node)) if (key !== 'type' && key !== 'parent' && key !== '__arrowBody') visit(node[key]);
-    if (unit) stack.pop();
-  };
-  visit(parsed.program);
+    return unit ? () => stack.pop() : undefined;
+  });
   const sql = [...sqlUnits.values()].map(({ line, unit }) => ({ line, tables: [...tablesNamed(unit, tables)] }));
   const lineCount = text.endsWith('\n') ? lines.length - 1 : lines.length;
   return { file, lines, codeLines, imports, sql, casts, lineCount, errors: parsed.errors.length };
