@@ -122,9 +122,34 @@ export async function signInPage(a: AdminBrowser, page: Page, user: { email: str
  * Waits until the keyboard focus is inside `target`: a dialog that hands focus back (e.g. to a rich
  * text editor) does so a frame or two after it left the page, and keys pressed before land elsewhere.
  */
-export async function waitForFocusIn(target: Locator): Promise<void> {
-  const handle = await target.elementHandle();
-  await target.page().waitForFunction((el) => !!el && el.contains(document.activeElement), handle);
+/**
+ * Selects `word` inside `paragraph` as a person does: a double-click on it, again if the page moved
+ * the selection meanwhile (an editor handing focus back after a dialog restores its own selection a
+ * frame later), until the document's selection is exactly that word.
+ */
+export async function selectWord(paragraph: Locator, word: string): Promise<void> {
+  const page = paragraph.page();
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const box = await paragraph.evaluate((el, w) => {
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.textContent!.indexOf(w);
+        if (at < 0) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + w.length);
+        const r = range.getBoundingClientRect();
+        return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+      }
+      return null;
+    }, word);
+    if (!box) throw new Error(`"${word}" is not in the paragraph`);
+    await page.mouse.dblclick(box.x, box.y);
+    // Two frames: a focus restore scheduled for the next frame has run by then.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    if ((await page.evaluate(() => document.getSelection()?.toString().trim())) === word) return;
+  }
+  throw new Error(`a double-click did not select "${word}"`);
 }
 
 /**
