@@ -122,7 +122,8 @@ export function sendError(apiError: ApiError, request: FastifyRequest, reply: Fa
   }
   if (apiError instanceof MethodNotAllowed) reply.header('allow', apiError.allow.join(', '));
   reply.header('x-request-id', request.id);
-  return reply.code(apiError.httpCode).type('application/json; charset=utf-8').send(renderError(apiError, request.id));
+  // Serialized here: a JSON string is sent as it is, past the route's per-status serializer (the shape is renderError's).
+  return reply.code(apiError.httpCode).type('application/json; charset=utf-8').send(JSON.stringify(renderError(apiError, request.id)));
 }
 
 /**

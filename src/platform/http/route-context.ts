@@ -1,9 +1,10 @@
-import type { FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
 import type { AccessRoot, AccessService } from '../auth/access.js';
 import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 import type { TokenService } from '../auth/tokens.js';
-import { NotFound } from '../errors.js';
+import { ApiError, NotFound } from '../errors.js';
+import { sendError } from './errors.js';
 import { refuseUnstorableText } from './input-guard.js';
 import { PATH_ID_PATTERN } from '../ids.js';
 import { templateParams } from '../paths.js';
@@ -87,10 +88,18 @@ export function createRouteContextFactory(deps: {
 // The hook is added to routes of every shape, hence its open type parameters.
 export function checkedFirst(check: (request: FastifyRequest) => Promise<unknown>): { onRequest: onRequestAsyncHookHandler<any, any, any, any, any, any, any, any> } {
   return {
-    onRequest: async (request: FastifyRequest) => {
-      // Path ids no database can store (a NUL) are a malformed request, answered 400 before any lookup (input-guard.ts).
-      refuseUnstorableText(request.params, '');
-      await check(request);
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        // Path ids no database can store (a NUL) are a malformed request, answered 400 before any lookup (input-guard.ts).
+        refuseUnstorableText(request.params, '');
+        await check(request);
+      } catch (err) {
+        // A refusal (401, 403, 404, 400) is answered from here: throwing it would take Fastify's error
+        // path (onError hooks, the error handler, the unread body's teardown), which cost a refused
+        // request more than a served Get (docs/performance.md, issue 24). Failures still go there, to be logged.
+        if (err instanceof ApiError && err.httpCode < 500) return sendError(err, request, reply);
+        throw err;
+      }
     },
   };
 }
