@@ -1,4 +1,10 @@
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitizeHtml from 'sanitize-html';
+
+// Loaded by the first write that carries rich text: sanitize-html and its parsers (htmlparser2,
+// postcss) are some 15 MB of a server's idle memory otherwise (issue 24). CommonJS, so synchronous.
+let sanitizer: typeof sanitizeHtml | undefined;
+const loadSanitizer = () => (sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitizeHtml);
 
 /**
  * Rich-text HTML of pages and blocks, sanitised on write with an explicit allow-list, so stored
@@ -59,7 +65,7 @@ const OPTIONS: sanitizeHtml.IOptions = {
 /** The allow-listed form of `html`; null and undefined pass through (a cleared field). */
 export function sanitizeContent(html: string | null | undefined): string | null | undefined {
   if (html === null || html === undefined) return html;
-  return sanitizeHtml(html, OPTIONS);
+  return loadSanitizer()(html, OPTIONS);
 }
 
 /** Fields of a row holding rich text, sanitised in place before the row is stored. */

@@ -415,7 +415,7 @@ export async function registerSiteSurface(
     if (page.kind === 'raw') {
       answer = { status: page.status ?? 200, contentType: page.contentType, body: Buffer.from(page.body), etag: '', headers: {} };
     } else if (markdown) {
-      const body = markdownTwin(ctx, page);
+      const body = await markdownTwin(ctx, page);
       answer = {
         status: page.status ?? 200,
         contentType: 'text/markdown; charset=utf-8',

@@ -1,6 +1,7 @@
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
+import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createSqliteReaders } from './sqlite-readers.js';
@@ -82,12 +83,30 @@ export interface Database {
   close(): Promise<void>;
 }
 
-// int8 (COUNT, epoch-millisecond timestamps) as numbers: every value we store fits in 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
+// The PostgreSQL client is loaded only by a process that uses PostgreSQL: some 10 MB of an
+// embedded-SQLite server's idle memory otherwise (issue 24). CommonJS, so it loads synchronously.
+let pgModule: typeof pg | undefined;
+function loadPg(): typeof pg {
+  if (pgModule) return pgModule;
+  pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+  // int8 (COUNT, epoch-millisecond timestamps) as numbers: every value we store fits in 2^53.
+  pgModule.types.setTypeParser(20, (v) => Number(v));
+  return pgModule;
+}
+
+/**
+ * Page cache of each SQLite connection, in KiB. better-sqlite3 builds SQLite with 16 MB per
+ * connection, which fills once a backlog (the search indexer over 100 000 pages) or a List has read
+ * that much and is never given back to the system (SQLite frees the pages to malloc, which keeps
+ * them): ~16 MB of an idle server's memory per connection (issue 24). Point reads touch a few
+ * interior pages, which 4 MB holds; the rest of the file stays in the system's file cache.
+ */
+export const SQLITE_PAGE_CACHE_KIB = 4096;
 
 /** Opens PostgreSQL when `databaseUrl` is set, else the embedded SQLite file in `dataDir`. */
 export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqliteFile?: string }): Database {
   if (opts.databaseUrl) {
+    const pg = loadPg();
     const openPool = (max: number, options?: string) => {
       const pool = new pg.Pool({ connectionString: opts.databaseUrl, max, options });
       // An idle connection the server drops (restart, failover) must not crash the process: the pool replaces it.
@@ -164,6 +183,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   connection.exec('PRAGMA synchronous = NORMAL');
   connection.exec('PRAGMA foreign_keys = ON');
   connection.exec('PRAGMA busy_timeout = 5000');
+  connection.exec(`PRAGMA cache_size = -${SQLITE_PAGE_CACHE_KIB}`);
   const writes = { count: 0 };
   const cached = withStatementCache(connection, writes);
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: cached }) });
@@ -185,7 +205,7 @@ export function openDatabase(opts: { databaseUrl?: string; dataDir: string; sqli
   const writeCount = () => writes.count;
   const dataVersion = sqliteDataVersion(connection, writes);
   if (readers === 0) return { db, read: db, count: db, dialect: sqliteDialect, prepare, pointReader, writeCount, dataVersion, close: () => db.destroy() };
-  const read = createSqliteReaders(file, readers);
+  const read = createSqliteReaders(file, readers, SQLITE_PAGE_CACHE_KIB);
   return {
     db,
     read,
@@ -238,6 +258,7 @@ const MAX_POINT_BATCH = 64;
 
 /** PostgreSQL side of `Database.pointReader`: lookups queued in one event-loop turn share one statement. */
 function batchedPointReader(pool: pg.Pool, table: string, keyColumns: readonly string[]) {
+  const pg = loadPg();
   const columns = keyColumns.map((c) => pg.escapeIdentifier(c));
   const name = `point_${table}_${keyColumns.join('_')}`;
   // `with ordinality` numbers the keys, so each answer finds its caller; ids are text by convention.

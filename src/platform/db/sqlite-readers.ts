@@ -25,6 +25,7 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.modulePath);
 const db = new Database(workerData.file, { readonly: true, fileMustExist: true });
 db.exec('PRAGMA busy_timeout = 5000');
+db.exec('PRAGMA cache_size = -' + Number(workerData.cacheKib));
 const statements = new Map();
 parentPort.on('message', ({ id, sql, parameters }) => {
   try {
@@ -52,8 +53,8 @@ class ReaderThread {
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
 
-  constructor(file: string, modulePath: string) {
-    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, modulePath } });
+  constructor(file: string, modulePath: string, cacheKib: number) {
+    this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, modulePath, cacheKib } });
     this.worker.unref();
     this.worker.on('message', (message: { id: number; rows?: unknown[]; error?: { message: string; code?: string } }) => {
       const waiter = this.pending.get(message.id);
@@ -88,11 +89,12 @@ class ReaderDriver implements Driver {
   constructor(
     private readonly file: string,
     private readonly size: number,
+    private readonly cacheKib: number,
   ) {}
 
   async init(): Promise<void> {
     const modulePath = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.threads = Array.from({ length: this.size }, () => new ReaderThread(this.file, modulePath));
+    this.threads = Array.from({ length: this.size }, () => new ReaderThread(this.file, modulePath, this.cacheKib));
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
@@ -120,11 +122,12 @@ class ReaderDriver implements Driver {
 }
 
 /** A Kysely instance whose queries run on `size` reader threads over the SQLite file. */
-export function createSqliteReaders(file: string, size: number): Kysely<DB> {
+/** `size` reader threads on `file`, each with a page cache of `cacheKib` KiB. */
+export function createSqliteReaders(file: string, size: number, cacheKib: number): Kysely<DB> {
   return new Kysely<DB>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
-      createDriver: () => new ReaderDriver(file, size),
+      createDriver: () => new ReaderDriver(file, size, cacheKib),
       createIntrospector: (db) => new SqliteIntrospector(db),
       createQueryCompiler: () => new SqliteQueryCompiler(),
     },

@@ -1,10 +1,14 @@
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 import type { SiteContext, SiteHtmlPage } from '../../platform/area.js';
 
 /** Settings that switch the Markdown twins (issue 15, "Agent surface"). */
 export const MARKDOWN_TWINS_SETTING = 'agents.markdown.enabled';
 
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' });
+// Loaded on the first Markdown twin asked for: turndown and its DOM (domino) are some 8 MB of a
+// server's idle memory otherwise (issue 24).
+let turndown: Promise<TurndownService> | undefined;
+const converter = () =>
+  (turndown ??= import('turndown').then(({ default: Turndown }) => new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '_' })));
 
 /** A rough token count (about four characters per token for English text), for agents budgeting context. */
 export const approximateTokens = (text: string) => Math.ceil(text.length / 4);
@@ -14,7 +18,7 @@ export const approximateTokens = (text: string) => Math.ceil(text.length / 4);
  * page's main content converted from its sanitised HTML (turndown). Values are JSON strings, which
  * YAML reads as they are.
  */
-export function markdownTwin(ctx: SiteContext, page: SiteHtmlPage): string {
+export async function markdownTwin(ctx: SiteContext, page: SiteHtmlPage): Promise<string> {
   const { meta } = page;
   const front: Array<[string, string | undefined]> = [
     ['title', meta.title],
@@ -24,7 +28,7 @@ export function markdownTwin(ctx: SiteContext, page: SiteHtmlPage): string {
     ['url', `${ctx.origin}${meta.canonicalPath}`],
   ];
   const lines = front.filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
-  const body = turndown.turndown(page.contentHtml ?? '').trim();
+  const body = (await converter()).turndown(page.contentHtml ?? '').trim();
   return `---\n${lines.join('\n')}\n---\n\n# ${meta.title.replace(/\n/g, ' ')}\n\n${body}\n`;
 }
 
