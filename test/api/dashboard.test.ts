@@ -382,7 +382,8 @@ describe('access', () => {
     expectStatus(await patch({ widgets: [] }, { token: user.token, url }), 200);
     const { db } = t.platform.deps.database;
     expect(await db.selectFrom('dashboards').select('id').where('id', '=', user.websiteId).execute()).toHaveLength(1);
-    await db.deleteFrom('websites').where('id', '=', user.websiteId).execute();
+    // Through the API: the engine's delete runs again if the cascade meets the new website's background jobs in a deadlock.
+    expect((await t.request('DELETE', `${API}/websites/${user.websiteId}?force=true`, { token: user.token })).statusCode).toBe(204);
     expect(await db.selectFrom('dashboards').select('id').where('id', '=', user.websiteId).execute()).toHaveLength(0);
   });
 });

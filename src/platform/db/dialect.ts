@@ -97,6 +97,12 @@ export interface SqlDialect {
   /** The driver error of a statement cut off by its time limit (or a lock wait by `boundLockWait`). */
   isTimeout(err: unknown): boolean;
   /**
+   * The driver error of a transaction the database aborted to break a deadlock or a serialization
+   * conflict: rolled back whole, so running it again is safe (PostgreSQL 40P01, 40001; SQLite's one
+   * writer has neither).
+   */
+  isTransientConflict(err: unknown): boolean;
+  /**
    * Lets the rest of the transaction wait at most `ms` for a row lock, then fail (`isTimeout`), for
    * background work that must give way to requests instead of deadlocking with them (PostgreSQL
    * `SET LOCAL lock_timeout`, shorter than the deadlock detector's wait; SQLite: one writer, no-op).
@@ -312,6 +318,7 @@ export const sqliteDialect: SqlDialect = {
   isUniqueViolation: (err) => /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test(String((err as { code?: string })?.code)),
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY',
   isTimeout: (err) => (err as { code?: string })?.code === 'SQLITE_INTERRUPT',
+  isTransientConflict: () => false,
   boundLockWait: async () => {},
   notify: async () => {},
   fullTextSearch: (q) => {
@@ -376,6 +383,7 @@ export const postgresDialect: SqlDialect = {
   isUniqueViolation: (err) => (err as { code?: string })?.code === '23505',
   isForeignKeyViolation: (err) => (err as { code?: string })?.code === '23503',
   isTimeout: (err) => ['57014', '55P03'].includes(String((err as { code?: string })?.code)),
+  isTransientConflict: (err) => ['40P01', '40001'].includes(String((err as { code?: string })?.code)),
   boundLockWait: async (trx, ms) => {
     await sql`select set_config('lock_timeout', ${`${Math.max(1, Math.floor(ms))}ms`}, true)`.execute(trx);
   },

@@ -23,6 +23,9 @@ export function eventPrefixOf(decl: ResourceDecl): string {
   return decl.events?.prefix ?? decl.singular.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 
+/** Attempts of a write the database aborted to break a deadlock (inTransaction). */
+const TRANSIENT_CONFLICT_ATTEMPTS = 4;
+
 /** Thrown inside a transaction to roll it back and still answer (validate_only). */
 class RollbackWith {
   constructor(readonly result: unknown) {}
@@ -146,22 +149,36 @@ export function createWriteMethods(core: ResourceCore): WriteMethods {
     return { ...ctx, trx, params, input, updatedPaths, afterCommit: (fn) => pending.push(fn) };
   }
 
-  /** Runs `work` in a transaction; validate_only rolls it back but still answers; side effects wait for commit. */
+  /**
+   * Runs `work` in a transaction; validate_only rolls it back but still answers; side effects wait for
+   * commit. A transaction the database aborted to break a deadlock (a cascade delete meeting the
+   * background jobs of the same website) is run again from the start, a few times, then ABORTED.
+   */
   async function inTransaction<T>(validateOnly: boolean, work: (trx: Trx, pending: Array<() => void | Promise<void>>) => Promise<T>): Promise<T> {
-    const pending: Array<() => void | Promise<void>> = [];
-    let result: T;
-    try {
-      result = await database.db.transaction().execute(async (trx) => {
-        const value = await work(trx, pending);
-        if (validateOnly) throw new RollbackWith(value);
-        return value;
-      });
-    } catch (err) {
-      if (err instanceof RollbackWith) return err.result as T;
-      throw translateDriverError(err);
+    for (let attempt = 1; ; attempt++) {
+      const pending: Array<() => void | Promise<void>> = [];
+      let result: T;
+      try {
+        result = await database.db.transaction().execute(async (trx) => {
+          const value = await work(trx, pending);
+          if (validateOnly) throw new RollbackWith(value);
+          return value;
+        });
+      } catch (err) {
+        if (err instanceof RollbackWith) return err.result as T;
+        if (dialect.isTransientConflict(err)) {
+          if (attempt < TRANSIENT_CONFLICT_ATTEMPTS) {
+            // Jittered, so the transactions that deadlocked do not meet again in step.
+            await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+            continue;
+          }
+          throw new ApiError('ABORTED', `the ${decl.singular} write met concurrent writes ${attempt} times; retry`, []);
+        }
+        throw translateDriverError(err);
+      }
+      for (const fn of pending) await fn();
+      return result;
     }
-    for (const fn of pending) await fn();
-    return result;
   }
 
   async function deleteRow(ctx: RequestContext, trx: Trx, pending: Array<() => void | Promise<void>>, params: Record<string, string>, opts: DeleteOptions): Promise<void> {
