@@ -218,6 +218,18 @@ export class VersionedCache<K, V> {
   }
 
   /**
+   * The entry of `key` under the topic's current version when both are known without waiting: the
+   * hot path of a request that can then answer without a promise. Undefined means "ask `load`".
+   */
+  peek(key: K, version: () => number | Promise<number>): V | undefined {
+    const current = version();
+    if (typeof current === 'number') return this.get(key, current);
+    // The version needs a read: `load` asks again and waits for it (and sees any failure).
+    current.catch(() => undefined);
+    return undefined;
+  }
+
+  /**
    * The value of `key`: cached under the current version, else `read()` (kept when the version did
    * not move meanwhile). `version()` is the topic's current version.
    */

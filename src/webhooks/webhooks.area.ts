@@ -66,8 +66,9 @@ export const webhooksArea: Area = {
       return { ...(payload as Record<string, unknown>), secret };
     });
     // A refused or failed Create never reaches serialization with a resource: forget its secret.
-    app.addHook('onResponse', async (request) => {
+    app.addHook('onResponse', (request, _reply, done) => {
       secretsToShow.delete(request.id);
+      done();
     });
   },
   jobs(operations, deps) {

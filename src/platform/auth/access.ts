@@ -29,6 +29,9 @@ export interface MembershipRow {
   role_grants: unknown;
 }
 
+/** What a membership gives wherever it reaches (a request's scope but the website it names). */
+export type MembershipScope = Required<Omit<AccessScope, 'websiteId'>>;
+
 export interface AccessService {
   /**
    * The account a request reaches through `root`/`id`, if the caller is a member holding `right`
@@ -36,6 +39,11 @@ export interface AccessService {
    * websites) is NOT_FOUND; a member whose grants do not reach `right` gets PERMISSION_DENIED.
    */
   authorize(caller: Caller, root: AccessRoot, id: string, right: Right, now: number): Promise<AccessScope>;
+  /**
+   * `authorize` when what it needs is already in memory under the current versions: the scope, or
+   * the refusal thrown, without a promise. Undefined when a read is needed: then call `authorize`.
+   */
+  known(caller: Caller, root: AccessRoot, id: string, right: Right): AccessScope | undefined;
   forgetRoot(table: string, id: string): void;
 }
 
@@ -45,7 +53,7 @@ export function roleNameOf(row: { account_id: string; role: string; account_role
 }
 
 /** What a membership row (with its account role's grants) holds: the access scope of a request. */
-export function scopeOf(database: Database, row: MembershipRow): Required<Omit<AccessScope, 'websiteId'>> {
+export function scopeOf(database: Database, row: MembershipRow): MembershipScope {
   const read = <T>(v: unknown, fallback: T): T => (v === null || v === undefined ? fallback : database.dialect.readJson<T>(v));
   const roleGrants: readonly Grant[] =
     row.role === 'account_role' ? read<Grant[]>(row.role_grants, []) : (BUILT_IN_ROLE_GRANTS[row.role as BuiltInRole] ?? []);
@@ -70,7 +78,7 @@ export function scopeOf(database: Database, row: MembershipRow): Required<Omit<A
 export function createAccessService(database: Database, invalidation: CacheInvalidation): AccessService {
   const { db } = database;
   const roots = new VersionedCache<string, string | null>(ROOT_CACHE);
-  const memberships = new VersionedCache<string, Required<Omit<AccessScope, 'websiteId'>> | null>(MEMBERSHIP_CACHE);
+  const memberships = new VersionedCache<string, MembershipScope | null>(MEMBERSHIP_CACHE);
   const rootsVersion = () => invalidation.version('roots');
   const authVersion = () => invalidation.version('auth');
   let membership: ReturnType<Database['pointReader']> | undefined;
@@ -84,25 +92,38 @@ export function createAccessService(database: Database, invalidation: CacheInval
     return accountId ?? undefined;
   }
 
+  const notFound = (root: AccessRoot, id: string) => new NotFound(`${root.table.replace(/s$/, '')} ${id}`);
+
+  /** What a membership (null: none) gives on `root`/`id` for `right`: the scope, or the refusal thrown. */
+  function decide(scope: MembershipScope | null, root: AccessRoot, id: string, right: Right): AccessScope {
+    if (!scope) throw notFound(root, id);
+    // A membership limited to some websites does not see the others at all.
+    if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw notFound(root, id);
+    // `anyMember` (section '') asks for the membership only.
+    if (right.section !== '' && !reaches(scope.grants, right)) {
+      throw new PermissionDenied(`your role does not hold ${right.access} on section ${right.section}`, 'SECTION_NOT_GRANTED');
+    }
+    return { ...scope, websiteId: root.isWebsite ? id : undefined };
+  }
+
   return {
     async authorize(caller, root, id, right) {
-      const what = `${root.table.replace(/s$/, '')} ${id}`;
       const accountId = await accountOf(root, id);
-      if (!accountId) throw new NotFound(what);
+      if (!accountId) throw notFound(root, id);
       const scope = await memberships.load(`${accountId} ${caller.userId}`, authVersion, async () => {
         // Made on first use: the view does not exist before migrations ran.
         membership ??= database.pointReader('membership_access', ['account_id', 'user_id']);
         const row = (await membership([accountId, caller.userId])) as MembershipRow | undefined;
         return row ? scopeOf(database, row) : null;
       });
-      if (!scope) throw new NotFound(what);
-      // A membership limited to some websites does not see the others at all.
-      if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw new NotFound(what);
-      // `anyMember` (section '') asks for the membership only.
-      if (right.section !== '' && !reaches(scope.grants, right)) {
-        throw new PermissionDenied(`your role does not hold ${right.access} on section ${right.section}`, 'SECTION_NOT_GRANTED');
-      }
-      return { ...scope, websiteId: root.isWebsite ? id : undefined };
+      return decide(scope, root, id, right);
+    },
+    known(caller, root, id, right) {
+      const accountId = root.table === 'accounts' ? id : roots.peek(`${root.table}/${id}`, rootsVersion);
+      if (accountId === undefined) return undefined;
+      if (accountId === null) throw notFound(root, id);
+      const scope = memberships.peek(`${accountId} ${caller.userId}`, authVersion);
+      return scope === undefined ? undefined : decide(scope, root, id, right);
     },
     forgetRoot(table, id) {
       // The trigger raises the version for every process; this drops the entry at once here too.

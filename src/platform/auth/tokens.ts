@@ -15,6 +15,7 @@ const SESSION_CACHE = { max: 100_000, maxBytes: 8 * 2 ** 20 };
 // A refused token is refused again without jose (whose failures cost more than a served Get) for as
 // long as a verified one is trusted; a bad signature stays bad, an expired token stays expired.
 const REFUSED_TOKEN_CACHE = { max: 10_000, maxBytes: 2 * 2 ** 20 };
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 export interface TokenService {
@@ -31,6 +32,12 @@ export interface TokenService {
    * session decides first: an ended one is Unauthenticated whatever `alongside` answered.
    */
   authenticateWith<T>(authorization: string | undefined, now: number, alongside: (caller: Caller) => Promise<T>): Promise<{ caller: Caller; value: T }>;
+  /**
+   * `authenticate` when the answer is already in memory (the token verified and its session read under
+   * the current version): the caller, or the Unauthenticated thrown, without a promise. Undefined
+   * when a check must wait (jose, or the session's read): then call `authenticate`.
+   */
+  known(authorization: string | undefined, now: number): Caller | undefined;
   readonly lifetimeSeconds: number;
 }
 
@@ -56,11 +63,18 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
   const sessionById = opts.database.pointReader('user_sessions', ['id']);
   const userById = opts.database.pointReader('users', ['id']);
 
-  async function verify(token: string, now: number) {
+  /** A token's claims as verified before, a refusal made before (thrown), or undefined: jose must check it. */
+  function knownClaims(token: string, now: number) {
     const hit = verified.get(token, now);
     if (hit && hit.expMs > now) return hit;
     const known = refused.get(token, now);
     if (known) throw known;
+    return undefined;
+  }
+
+  async function verify(token: string, now: number) {
+    const known = knownClaims(token, now);
+    if (known) return known;
     try {
       const { payload } = await jwtVerify(token, opts.secret, { issuer: ISSUER, algorithms: ['HS256'], currentDate: new Date(now) });
       const session = typeof payload.sid === 'string' ? payload.sid : undefined;
@@ -98,6 +112,12 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
       return { token, expireMs: expiresAt * 1000 };
     },
     authenticate: (authorization, now) => checkedCaller(authorization, now),
+    known(authorization, now) {
+      const claims = knownClaims(bearerToken(authorization), now);
+      if (claims?.sessionId === undefined) return undefined;
+      const session = sessions.peek(claims.sessionId, authVersion);
+      return session === undefined ? undefined : sessionCaller(claims, session);
+    },
     async authenticateWith(authorization, now, alongside) {
       const claims = await claimsOf(authorization, now);
       const caller = checkedCaller(authorization, now, claims);
@@ -110,13 +130,24 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
     },
   };
 
-  async function claimsOf(authorization: string | undefined, now: number) {
+  /** The token of an `Authorization: Bearer …` header; Unauthenticated for none or a malformed one. */
+  function bearerToken(authorization: string | undefined): string {
     if (!authorization) throw new Unauthenticated('missing Authorization: Bearer token');
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const match = BEARER.exec(authorization);
     if (!match) throw new Unauthenticated('Authorization header must be "Bearer <token>"');
     // Not three base64url parts: refused without jose, whose failures cost more than a served Get.
     if (!JWT_SHAPE.test(match[1])) throw new Unauthenticated('token is malformed or not signed by this platform');
-    return verify(match[1], now);
+    return match[1];
+  }
+
+  async function claimsOf(authorization: string | undefined, now: number) {
+    return verify(bearerToken(authorization), now);
+  }
+
+  /** The caller of verified claims whose session was read: Unauthenticated when it has ended. */
+  function sessionCaller(claims: { userId: string; sessionId?: string }, session: { userId: string } | null): Caller {
+    if (!session || session.userId !== claims.userId) throw new Unauthenticated('the session of this token has ended');
+    return { userId: claims.userId, sessionId: claims.sessionId };
   }
 
   /** The caller of a token whose signature checked out, once its session (or token version) is read. */
@@ -128,8 +159,7 @@ export function createTokenService(opts: { secret: Uint8Array; lifetimeSeconds: 
         const row = await sessionById([sessionId]);
         return row ? { userId: String(row.user_id) } : null;
       });
-      if (!session || session.userId !== claims.userId) throw new Unauthenticated('the session of this token has ended');
-      return { userId: claims.userId, sessionId: claims.sessionId };
+      return sessionCaller(claims, session);
     }
     // Tokens from before sessions carry only the user's token version (`ver`): valid while it is
     // unchanged (every ending of sessions also raises it).

@@ -25,6 +25,8 @@ const ANSWER_CACHE = { max: 20_000, maxBytes: 16 * 2 ** 20 };
  */
 export interface AnswerCache {
   load?(key: string, read: () => Promise<CachedAnswer>): Promise<CachedAnswer>;
+  /** Where `load` exists: the answer kept for `key` under the current version, without a promise. */
+  peek?(key: string): CachedAnswer | undefined;
   /** The body already made for `etag` under `key`, else `serialize()`'s (then kept). */
   reuse(key: string, etag: string, serialize: () => string): string;
 }
@@ -36,7 +38,10 @@ export function createAnswerCache(database: Database): AnswerCache {
   });
   const dataVersion = database.dataVersion?.bind(database);
   return {
-    ...(dataVersion && { load: (key: string, read: () => Promise<CachedAnswer>) => answers.load(key, dataVersion, read) }),
+    ...(dataVersion && {
+      load: (key: string, read: () => Promise<CachedAnswer>) => answers.load(key, dataVersion, read),
+      peek: (key: string) => answers.peek(key, dataVersion),
+    }),
     reuse(key, etag, serialize) {
       // One version for every entry: here the etag, not the version, says whether the body is current.
       const known = answers.get(key, 0);

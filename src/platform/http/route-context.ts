@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { AccessRoot, AccessService } from '../auth/access.js';
 import type { RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
@@ -15,19 +15,28 @@ import { templateParams } from '../paths.js';
  * `websites/{website_id}`) to the account it belongs to and checks the caller's right there.
  */
 export interface RouteContextFactory {
-  (request: FastifyRequest, template: string, right: Right): Promise<RequestContext>;
+  (request: FastifyRequest, template: string, right: Right): Checked<RequestContext>;
   /** Authentication only, for routes outside any account (`accounts` collection, `users:*`). */
-  authenticated(request: FastifyRequest): Promise<RequestContext>;
+  authenticated(request: FastifyRequest): Checked<RequestContext>;
   /**
    * The caller's own resources (`users/{user_id}/…`): `me` in the path's first parameter becomes the
    * caller's id (rewritten in `request.params`, so everything after sees the real id); any other
    * user's id is NOT_FOUND, exactly like an id that does not exist.
    */
-  own(request: FastifyRequest, template: string): Promise<RequestContext>;
+  own(request: FastifyRequest, template: string): Checked<RequestContext>;
 }
+
+/**
+ * A check's answer: in hand when everything it needed was in memory (a caller's usual request: token,
+ * session, owner and membership cached), else on its way. A refusal known at once is thrown at once.
+ */
+export type Checked<T> = T | Promise<T>;
 
 /** Stands for the signed-in user's id in `users/{user_id}` paths. */
 export const ME = 'me';
+
+const CHECKED = Symbol('checked');
+type CheckedRequest = FastifyRequest & { [CHECKED]?: Checked<RequestContext> };
 
 export function createRouteContextFactory(deps: {
   tokens: TokenService;
@@ -36,34 +45,46 @@ export function createRouteContextFactory(deps: {
 }): RouteContextFactory {
   // A request is checked once: the route's onRequest hook (checkedFirst) runs the check before the
   // body is parsed or validated, and the handler's own call gets that same answer.
-  const checked = new WeakMap<FastifyRequest, Promise<RequestContext>>();
-  const once = <A extends unknown[]>(check: (request: FastifyRequest, ...args: A) => Promise<RequestContext>) =>
-    (request: FastifyRequest, ...args: A): Promise<RequestContext> => {
-      let answer = checked.get(request);
-      if (!answer) checked.set(request, (answer = check(request, ...args)));
-      return answer;
+  // Kept on the request itself: a WeakMap's entry per request cost more than the rest of a cached check.
+  const once = <A extends unknown[]>(check: (request: FastifyRequest, ...args: A) => Checked<RequestContext>) =>
+    (request: FastifyRequest, ...args: A): Checked<RequestContext> => {
+      const held = request as CheckedRequest;
+      return (held[CHECKED] ??= check(request, ...args));
     };
-  const caller = async (request: FastifyRequest): Promise<RequestContext> => {
+  const caller = (request: FastifyRequest): Checked<RequestContext> => {
     const now = Date.now();
-    const who = await deps.tokens.authenticate(request.headers.authorization, now);
-    return { requestId: request.id, caller: who, now };
+    const known = deps.tokens.known(request.headers.authorization, now);
+    if (known) return { requestId: request.id, caller: known, now };
+    return deps.tokens.authenticate(request.headers.authorization, now).then((who) => ({ requestId: request.id, caller: who, now }));
   };
-  const factory = async (request: FastifyRequest, template: string, right: Right): Promise<RequestContext> => {
+  /** The access root a path starts from and its id (none: a path outside any account); NOT_FOUND for an id no row can have. */
+  const targetOf = (template: string, params: Record<string, string>): { root: AccessRoot; id: string } | undefined => {
+    const names = templateParams(template);
+    for (const p of names) {
+      if (!PATH_ID_PATTERN.test(params[p] ?? '')) throw new NotFound(`${p.replace(/_id$/, '')} ${params[p]}`);
+    }
+    if (!names.length) return undefined;
+    const root = deps.roots[names[0]];
+    if (!root) throw new Error(`path ${template} starts at ${names[0]}, which is not a declared access root`);
+    return { root, id: params[names[0]] };
+  };
+  const factory = (request: FastifyRequest, template: string, right: Right): Checked<RequestContext> => {
     const now = Date.now();
     const params = request.params as Record<string, string>;
+    // Token first (401 before any 404/403), then the path: answered without a promise when all is cached.
+    const known = deps.tokens.known(request.headers.authorization, now);
+    if (known) {
+      const target = targetOf(template, params);
+      if (!target) return { requestId: request.id, caller: known, now };
+      const access = deps.access.known(known, target.root, target.id, right);
+      if (access) return { requestId: request.id, caller: known, now, access };
+    }
     // The access check runs while the session is read (one round trip on PostgreSQL); an ended
     // session still answers UNAUTHENTICATED before any NOT_FOUND or PERMISSION_DENIED.
-    const { caller: who, value: access } = await deps.tokens.authenticateWith(request.headers.authorization, now, async (who) => {
-      for (const p of templateParams(template)) {
-        if (!PATH_ID_PATTERN.test(params[p] ?? '')) throw new NotFound(`${p.replace(/_id$/, '')} ${params[p]}`);
-      }
-      const rootParam = templateParams(template)[0];
-      if (!rootParam) return undefined;
-      const root = deps.roots[rootParam];
-      if (!root) throw new Error(`path ${template} starts at ${rootParam}, which is not a declared access root`);
-      return deps.access.authorize(who, root, params[rootParam], right, now);
-    });
-    return access ? { requestId: request.id, caller: who, now, access } : { requestId: request.id, caller: who, now };
+    return deps.tokens.authenticateWith(request.headers.authorization, now, async (who) => {
+      const target = targetOf(template, params);
+      return target && deps.access.authorize(who, target.root, target.id, right, now);
+    }).then(({ caller: who, value: access }) => (access ? { requestId: request.id, caller: who, now, access } : { requestId: request.id, caller: who, now }));
   };
   const own = async (request: FastifyRequest, template: string): Promise<RequestContext> => {
     const ctx = await caller(request);
@@ -86,20 +107,28 @@ export function createRouteContextFactory(deps: {
  * body, whatever the body holds. `check` is the route's own context call (memoised per request).
  */
 // The hook is added to routes of every shape, hence its open type parameters.
-export function checkedFirst(check: (request: FastifyRequest) => Promise<unknown>): { onRequest: onRequestAsyncHookHandler<any, any, any, any, any, any, any, any> } {
+export function checkedFirst(check: (request: FastifyRequest) => Checked<unknown>): { onRequest: onRequestHookHandler<any, any, any, any, any, any, any, any> } {
+  // A refusal (401, 403, 404, 400) is answered from here, and the hook chain stops (no `done`):
+  // throwing it would take Fastify's error path (onError hooks, the error handler, the unread body's
+  // teardown), which cost a refused request more than a served Get (docs/performance.md, issue 24).
+  // Failures still go there, to be logged.
+  const refuse = (err: unknown, request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
+    if (err instanceof ApiError && err.httpCode < 500) void sendError(err, request, reply);
+    else done(err as Error);
+  };
   return {
-    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+    // Callback style: a check answered from memory passes without a promise.
+    onRequest(request: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) {
+      let answer: Checked<unknown>;
       try {
         // Path ids no database can store (a NUL) are a malformed request, answered 400 before any lookup (input-guard.ts).
         refuseUnstorableText(request.params, '');
-        await check(request);
+        answer = check(request);
       } catch (err) {
-        // A refusal (401, 403, 404, 400) is answered from here: throwing it would take Fastify's error
-        // path (onError hooks, the error handler, the unread body's teardown), which cost a refused
-        // request more than a served Get (docs/performance.md, issue 24). Failures still go there, to be logged.
-        if (err instanceof ApiError && err.httpCode < 500) return sendError(err, request, reply);
-        throw err;
+        return refuse(err, request, reply, done);
       }
+      if (answer instanceof Promise) answer.then(() => done(), (err: unknown) => refuse(err, request, reply, done));
+      else done();
     },
   };
 }

@@ -3,7 +3,7 @@ import type { RequestContext } from '../auth/context.js';
 import type { AnswerCache, CachedAnswer } from '../http/answer-cache.js';
 import type { Right } from '../auth/rights.js';
 import { InvalidArgument } from '../errors.js';
-import { checkedFirst, type RouteContextFactory } from '../http/route-context.js';
+import { checkedFirst, type Checked, type RouteContextFactory } from '../http/route-context.js';
 import { Reply, routeSchema } from '../http/components.js';
 import { errorResponses, ETAG_HEADER, LOCATION_HEADER, OPERATION_LOCATION_HEADER, OPERATION_SCHEMA, pascal } from '../http/openapi-shapes.js';
 import { MAX_PAGE_SIZE, MAX_SKIP_WINDOW } from '../query/list-params.js';
@@ -99,6 +99,17 @@ export function sendResource(reply: FastifyReply, resource: Record<string, unkno
   return reply.code(status).send(resource);
 }
 
+/** A kept Get answer: its etag (304 when `If-None-Match` matches), the body as it was serialized. */
+function sendAnswer(request: FastifyRequest, reply: FastifyReply, answer: CachedAnswer): FastifyReply {
+  if (answer.etag !== undefined) {
+    reply.header('etag', `"${answer.etag}"`);
+    const ifNoneMatch = request.headers['if-none-match'];
+    if (ifNoneMatch && etagMatches(ifNoneMatch, answer.etag)) return reply.code(304).send();
+  }
+  // Already serialized by the route's serializer: sent as it is.
+  return reply.type('application/json; charset=utf-8').send(answer.body);
+}
+
 /**
  * Registers the standard methods of a declared resource. Everything comes from the declaration:
  * paths, operationIds, body/query/response schemas, the right each method needs.
@@ -107,7 +118,7 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
   const decl: ResourceDecl = service.decl;
   // Platform catalogues have no tenant in the path: authentication is all they need. A user's own
   // resources need the caller to be that user.
-  const context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext> = decl.catalogue
+  const context: (request: FastifyRequest, template: string, right: Right) => Checked<RequestContext> = decl.catalogue
     ? (request) => deps.context.authenticated(request)
     : decl.ownedByCaller
       ? (request, template) => deps.context.own(request, template)
@@ -222,39 +233,43 @@ export function registerResourceRoutes(app: FastifyInstance, service: ResourceSe
       }),
       config: { right: decl.rights.read },
       ...checkedFirst((request) => context(request, decl.itemPath, decl.rights.read)),
-      handler: async (request, reply) => {
-        const ctx = await context(request, decl.itemPath, decl.rights.read);
+      handler: (request, reply) => {
         const params = request.params as Record<string, string>;
         let key = '';
         if (answers) {
           key = decl.itemPath;
           for (const p of getParams) key += `|${params[p]}`;
         }
-        if (answers?.load) {
-          const answer = await answers.load(key, async (): Promise<CachedAnswer> => {
-            const found = await service.get(ctx, params);
-            return { body: String(reply.serialize(found)), etag: typeof found.etag === 'string' ? found.etag : undefined };
-          });
-          const ifNoneMatch = request.headers['if-none-match'];
-          if (answer.etag !== undefined) {
-            reply.header('etag', `"${answer.etag}"`);
-            if (ifNoneMatch && etagMatches(ifNoneMatch, answer.etag)) return reply.code(304).send();
-          }
-          // Already serialized by this route's serializer: sent as it is.
-          return reply.type('application/json; charset=utf-8').send(answer.body);
+        // A caller's usual Get: checked from memory by the route's onRequest (checkedFirst) and the
+        // answer kept under the current version: sent without a promise.
+        const kept = answers?.peek?.(key);
+        if (kept) {
+          sendAnswer(request, reply, kept);
+          return;
         }
-        const found = await service.get(ctx, params);
-        const ifNoneMatch = request.headers['if-none-match'];
-        if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
-          return reply.code(304).header('etag', `"${found.etag}"`).send();
-        }
-        if (answers && typeof found.etag === 'string') {
-          reply.header('etag', `"${found.etag}"`);
-          return reply.type('application/json; charset=utf-8').send(answers.reuse(key, found.etag, () => String(reply.serialize(found))));
-        }
-        return sendResource(reply, found);
+        return getAnswer(request, reply, params, key);
       },
     });
+
+    const getAnswer = async (request: FastifyRequest, reply: FastifyReply, params: Record<string, string>, key: string) => {
+      const ctx = await context(request, decl.itemPath, decl.rights.read);
+      if (answers?.load) {
+        return sendAnswer(request, reply, await answers.load(key, async (): Promise<CachedAnswer> => {
+          const found = await service.get(ctx, params);
+          return { body: String(reply.serialize(found)), etag: typeof found.etag === 'string' ? found.etag : undefined };
+        }));
+      }
+      const found = await service.get(ctx, params);
+      const ifNoneMatch = request.headers['if-none-match'];
+      if (ifNoneMatch && etagMatches(ifNoneMatch, found.etag as string)) {
+        return reply.code(304).header('etag', `"${found.etag}"`).send();
+      }
+      if (answers && typeof found.etag === 'string') {
+        reply.header('etag', `"${found.etag}"`);
+        return reply.type('application/json; charset=utf-8').send(answers.reuse(key, found.etag, () => String(reply.serialize(found))));
+      }
+      return sendResource(reply, found);
+    };
   }
 
   if (methods.has('update')) {
@@ -353,7 +368,7 @@ function registerCustomMethod(
     tags: string[];
     rightNote: (r: Right) => string;
     errors: (conflict: boolean) => Record<string, Reply>;
-    context: (request: FastifyRequest, template: string, right: Right) => Promise<RequestContext>;
+    context: (request: FastifyRequest, template: string, right: Right) => Checked<RequestContext>;
   },
 ): void {
   const decl = service.decl;
