@@ -183,6 +183,21 @@ export function renderError(err: ApiError, requestId: string | undefined): Error
   return { error: { code: err.httpCode, status: err.status, message: clip(err.message, 10_000), details } };
 }
 
+const RENDERED = Symbol('renderedWithoutRequestInfo');
+
+/**
+ * `JSON.stringify(renderError(err, requestId))`, made from the error's body without its REQUEST_INFO,
+ * serialized once per error: a refusal reused for every request that earns it (access.ts) costs one
+ * string join, not a render and a stringify.
+ */
+export function renderErrorJson(err: ApiError, requestId: string): string {
+  const held = err as ApiError & { [RENDERED]?: string };
+  const rendered = (held[RENDERED] ??= JSON.stringify(renderError(err, undefined)));
+  // `…"details":[…]}}`: the request's detail goes last in the list, as renderError puts it.
+  const head = rendered.slice(0, -3);
+  return `${head}${head.endsWith('[') ? '' : ','}{"type":"REQUEST_INFO","request_id":${JSON.stringify(requestId)}}]}}`;
+}
+
 /**
  * Text cut to the bound the error shape documents (openapi-shapes.ts), in code points: a field
  * path built from a client's own huge keys must shorten, not fail serialisation with a 500.

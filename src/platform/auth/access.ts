@@ -92,6 +92,15 @@ export function createAccessService(database: Database, invalidation: CacheInval
     return accountId ?? undefined;
   }
 
+  // One refusal per section and access (the permission tree's, a fixed set), reused: its body is
+  // rendered once (renderErrorJson).
+  const refusals = new Map<string, PermissionDenied>();
+  const notGranted = (right: Right) => {
+    const message = `your role does not hold ${right.access} on section ${right.section}`;
+    let refusal = refusals.get(message);
+    if (!refusal) refusals.set(message, (refusal = new PermissionDenied(message, 'SECTION_NOT_GRANTED')));
+    return refusal;
+  };
   const notFound = (root: AccessRoot, id: string) => new NotFound(`${root.table.replace(/s$/, '')} ${id}`);
 
   /** What a membership (null: none) gives on `root`/`id` for `right`: the scope, or the refusal thrown. */
@@ -100,9 +109,7 @@ export function createAccessService(database: Database, invalidation: CacheInval
     // A membership limited to some websites does not see the others at all.
     if (root.isWebsite && scope.websiteIds.length > 0 && !scope.websiteIds.includes(id)) throw notFound(root, id);
     // `anyMember` (section '') asks for the membership only.
-    if (right.section !== '' && !reaches(scope.grants, right)) {
-      throw new PermissionDenied(`your role does not hold ${right.access} on section ${right.section}`, 'SECTION_NOT_GRANTED');
-    }
+    if (right.section !== '' && !reaches(scope.grants, right)) throw notGranted(right);
     return { ...scope, websiteId: root.isWebsite ? id : undefined };
   }
 

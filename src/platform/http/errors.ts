@@ -13,6 +13,7 @@ import {
   Unauthenticated,
   Unavailable,
   renderError,
+  renderErrorJson,
   type FieldViolation,
 } from '../errors.js';
 import { newRequestId } from './request-id.js';
@@ -123,7 +124,7 @@ export function sendError(apiError: ApiError, request: FastifyRequest, reply: Fa
   if (apiError instanceof MethodNotAllowed) reply.header('allow', apiError.allow.join(', '));
   reply.header('x-request-id', request.id);
   // Serialized here: a JSON string is sent as it is, past the route's per-status serializer (the shape is renderError's).
-  return reply.code(apiError.httpCode).type('application/json; charset=utf-8').send(JSON.stringify(renderError(apiError, request.id)));
+  return reply.code(apiError.httpCode).type('application/json; charset=utf-8').send(renderErrorJson(apiError, request.id));
 }
 
 /**
