@@ -77,19 +77,20 @@ export function scopeOf(database: Database, row: MembershipRow): MembershipScope
  */
 export function createAccessService(database: Database, invalidation: CacheInvalidation): AccessService {
   const { db } = database;
-  const roots = new VersionedCache<string, string | null>(ROOT_CACHE);
+  // A root that does not exist keeps its NOT_FOUND, reused (body rendered once) while the miss is cached.
+  const roots = new VersionedCache<string, string | NotFound>(ROOT_CACHE);
   const memberships = new VersionedCache<string, MembershipScope | null>(MEMBERSHIP_CACHE);
   const rootsVersion = () => invalidation.version('roots');
   const authVersion = () => invalidation.version('auth');
   let membership: ReturnType<Database['pointReader']> | undefined;
 
-  async function accountOf(root: AccessRoot, id: string): Promise<string | undefined> {
+  /** The account owning `root`/`id`, or the NOT_FOUND of an id no row has. */
+  async function accountOf(root: AccessRoot, id: string): Promise<string | NotFound> {
     if (root.table === 'accounts') return id;
-    const accountId = await roots.load(`${root.table}/${id}`, rootsVersion, async () => {
+    return roots.load(`${root.table}/${id}`, rootsVersion, async () => {
       const row = await db.selectFrom(root.table).select('account_id').where('id', '=', id).executeTakeFirst();
-      return row ? (row.account_id as string) : null;
+      return row ? (row.account_id as string) : notFound(root, id);
     });
-    return accountId ?? undefined;
   }
 
   // One refusal per section and access (the permission tree's, a fixed set), reused: its body is
@@ -116,7 +117,7 @@ export function createAccessService(database: Database, invalidation: CacheInval
   return {
     async authorize(caller, root, id, right) {
       const accountId = await accountOf(root, id);
-      if (!accountId) throw notFound(root, id);
+      if (typeof accountId !== 'string') throw accountId;
       const scope = await memberships.load(`${accountId} ${caller.userId}`, authVersion, async () => {
         // Made on first use: the view does not exist before migrations ran.
         membership ??= database.pointReader('membership_access', ['account_id', 'user_id']);
@@ -128,7 +129,7 @@ export function createAccessService(database: Database, invalidation: CacheInval
     known(caller, root, id, right) {
       const accountId = root.table === 'accounts' ? id : roots.peek(`${root.table}/${id}`, rootsVersion);
       if (accountId === undefined) return undefined;
-      if (accountId === null) throw notFound(root, id);
+      if (typeof accountId !== 'string') throw accountId;
       const scope = memberships.peek(`${accountId} ${caller.userId}`, authVersion);
       return scope === undefined ? undefined : decide(scope, root, id, right);
     },
