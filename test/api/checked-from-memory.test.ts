@@ -58,25 +58,25 @@ describe('requests checked from memory', () => {
     expectError(await t.request('GET', own, { token: user.token }), 401, 'UNAUTHENTICATED');
   });
 
-  it('a repeated NOT_FOUND for a website that does not exist carries each request its own request id', async () => {
-    const missing = `${API}/websites/nosuchwebsite0/cms_pages/x`;
-    const first = await t.request('GET', missing, { token: owner.token });
-    const second = await t.request('GET', missing, { token: owner.token });
-    expectError(first, 404, 'NOT_FOUND');
-    expectError(second, 404, 'NOT_FOUND');
+  /** Two requests refused alike: same status and body, each with its own request id. */
+  async function refusedTwice(url: string, token: string, status: number, code: string) {
+    const first = await t.request('GET', url, { token });
+    const second = await t.request('GET', url, { token });
+    expectError(first, status, code);
+    expectError(second, status, code);
     expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
     expect(refusalBody(second)).toEqual(refusalBody(first));
-    expect(first.json().error.message).toBe('website nosuchwebsite0 not found');
+    return first.json().error;
+  }
+
+  it('a repeated NOT_FOUND for a website that does not exist carries each request its own request id', async () => {
+    const error = await refusedTwice(`${API}/websites/nosuchwebsite0/cms_pages/x`, owner.token, 404, 'NOT_FOUND');
+    expect(error.message).toBe('website nosuchwebsite0 not found');
   });
 
   it('a repeated PERMISSION_DENIED carries each request its own request id', async () => {
     const member = await t.signUp();
     await addMember(t, member, owner.accountId, { role: 'restricted' });
-    const first = await t.request('GET', pageUrl, { token: member.token });
-    const second = await t.request('GET', pageUrl, { token: member.token });
-    expectError(first, 403, 'PERMISSION_DENIED');
-    expectError(second, 403, 'PERMISSION_DENIED');
-    expect(second.headers['x-request-id']).not.toBe(first.headers['x-request-id']);
-    expect(refusalBody(second)).toEqual(refusalBody(first));
+    await refusedTwice(pageUrl, member.token, 403, 'PERMISSION_DENIED');
   });
 });

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, onRequestHookHandler, RouteOptions } from 'fastify';
 import type { AccessRoot, AccessService } from '../auth/access.js';
-import type { RequestContext } from '../auth/context.js';
+import type { AccessScope, Caller, RequestContext } from '../auth/context.js';
 import type { Right } from '../auth/rights.js';
 import type { TokenService } from '../auth/tokens.js';
 import { ApiError, NotFound } from '../errors.js';
@@ -51,11 +51,13 @@ export function createRouteContextFactory(deps: {
       const held = request as CheckedRequest;
       return (held[CHECKED] ??= check(request, ...args));
     };
+  const contextOf = (request: FastifyRequest, caller: Caller, now: number, access?: AccessScope): RequestContext =>
+    access ? { requestId: request.id, caller, now, access } : { requestId: request.id, caller, now };
   const caller = (request: FastifyRequest): Checked<RequestContext> => {
     const now = Date.now();
     const known = deps.tokens.known(request.headers.authorization, now);
-    if (known) return { requestId: request.id, caller: known, now };
-    return deps.tokens.authenticate(request.headers.authorization, now).then((who) => ({ requestId: request.id, caller: who, now }));
+    if (known) return contextOf(request, known, now);
+    return deps.tokens.authenticate(request.headers.authorization, now).then((who) => contextOf(request, who, now));
   };
   /** The access root a path starts from and its id (none: a path outside any account); NOT_FOUND for an id no row can have. */
   const targetOf = (template: string, params: Record<string, string>): { root: AccessRoot; id: string } | undefined => {
@@ -75,16 +77,16 @@ export function createRouteContextFactory(deps: {
     const known = deps.tokens.known(request.headers.authorization, now);
     if (known) {
       const target = targetOf(template, params);
-      if (!target) return { requestId: request.id, caller: known, now };
+      if (!target) return contextOf(request, known, now);
       const access = deps.access.known(known, target.root, target.id, right);
-      if (access) return { requestId: request.id, caller: known, now, access };
+      if (access) return contextOf(request, known, now, access);
     }
     // The access check runs while the session is read (one round trip on PostgreSQL); an ended
     // session still answers UNAUTHENTICATED before any NOT_FOUND or PERMISSION_DENIED.
     return deps.tokens.authenticateWith(request.headers.authorization, now, async (who) => {
       const target = targetOf(template, params);
       return target && deps.access.authorize(who, target.root, target.id, right, now);
-    }).then(({ caller: who, value: access }) => (access ? { requestId: request.id, caller: who, now, access } : { requestId: request.id, caller: who, now }));
+    }).then(({ caller: who, value: access }) => contextOf(request, who, now, access));
   };
   const own = async (request: FastifyRequest, template: string): Promise<RequestContext> => {
     const ctx = await caller(request);
